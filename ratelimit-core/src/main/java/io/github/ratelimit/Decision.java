@@ -1,0 +1,230 @@
+package io.github.ratelimit;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.Collections;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The answer to one rate limit request. Times are kept in microseconds, the resolution of
+ * every store; the {@link Duration} accessors convert.
+ * <p>
+ * A request checked against several limits at once gets one combined decision whose
+ * {@link #limits()} holds the decision of each limit, in the order the limits were given.
+ * The combined decision is allowed only when every limit allows; its {@code limit} and
+ * {@code remaining} come from the limit closest to exhaustion (or, when rejected, from
+ * the limit that needs the longest wait), its {@code retryAfter}, {@code resetAfter} and
+ * {@code delay} are the longest of all.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public final class Decision {
+
+	/**
+	 * {@link #retryAfterMicros()} of a request that no wait can help: its cost is larger
+	 * than the capacity of a limit.
+	 */
+	public static final long NEVER = Long.MAX_VALUE;
+
+	private final boolean allowed;
+
+	private final long limit;
+
+	private final long remaining;
+
+	private final long resetAfterMicros;
+
+	private final long retryAfterMicros;
+
+	private final long delayMicros;
+
+	private final @Nullable LimitSpec spec;
+
+	private final List<Decision> limits;
+
+	private Decision(boolean allowed, long limit, long remaining, long resetAfterMicros, long retryAfterMicros,
+			long delayMicros, @Nullable LimitSpec spec, @Nullable List<Decision> limits) {
+		this.allowed = allowed;
+		this.limit = limit;
+		this.remaining = Math.max(0, remaining);
+		this.resetAfterMicros = Math.max(0, resetAfterMicros);
+		this.retryAfterMicros = allowed ? 0 : Math.max(0, retryAfterMicros);
+		this.delayMicros = allowed ? Math.max(0, delayMicros) : 0;
+		this.spec = spec;
+		this.limits = (limits != null) ? limits : Collections.singletonList(this);
+	}
+
+	/**
+	 * Creates an allowing decision for one limit.
+	 * @param spec the limit
+	 * @param remaining permits left after this request
+	 * @param resetAfterMicros time until the limit is fully restored with no more traffic
+	 * @param delayMicros time the caller must wait before proceeding (leaky bucket)
+	 * @return the decision
+	 */
+	public static Decision allowed(LimitSpec spec, long remaining, long resetAfterMicros, long delayMicros) {
+		return new Decision(true, spec.limit(), remaining, resetAfterMicros, 0, delayMicros, spec, null);
+	}
+
+	/**
+	 * Creates a rejecting decision for one limit.
+	 * @param spec the limit
+	 * @param remaining permits left (this request consumed none)
+	 * @param resetAfterMicros time until the limit is fully restored with no more traffic
+	 * @param retryAfterMicros the shortest wait after which the same request would be
+	 * allowed, or {@link #NEVER}
+	 * @return the decision
+	 */
+	public static Decision rejected(LimitSpec spec, long remaining, long resetAfterMicros, long retryAfterMicros) {
+		return new Decision(false, spec.limit(), remaining, resetAfterMicros, retryAfterMicros, 0, spec, null);
+	}
+
+	/**
+	 * Combines the decisions of several limits checked in one call.
+	 * @param decisions one decision per limit, at least one
+	 * @return the single decision when there is one, the combination otherwise
+	 */
+	public static Decision combine(List<Decision> decisions) {
+		if (decisions.size() == 1) {
+			return decisions.get(0);
+		}
+		if (decisions.isEmpty()) {
+			throw new IllegalArgumentException("decisions must not be empty");
+		}
+		boolean allowed = true;
+		for (Decision decision : decisions) {
+			allowed &= decision.allowed;
+		}
+		Decision binding = null;
+		long resetAfter = 0;
+		long delay = 0;
+		for (Decision decision : decisions) {
+			resetAfter = Math.max(resetAfter, decision.resetAfterMicros);
+			delay = Math.max(delay, decision.delayMicros);
+			if (allowed) {
+				if (binding == null || decision.remaining < binding.remaining) {
+					binding = decision;
+				}
+			}
+			else if (!decision.allowed && (binding == null || decision.retryAfterMicros > binding.retryAfterMicros)) {
+				binding = decision;
+			}
+		}
+		return new Decision(allowed, binding.limit, binding.remaining, resetAfter, binding.retryAfterMicros, delay,
+				binding.spec, List.copyOf(decisions));
+	}
+
+	/**
+	 * Returns whether the request may proceed (after {@link #delay()}).
+	 * @return {@code true} when allowed
+	 */
+	public boolean allowed() {
+		return this.allowed;
+	}
+
+	/**
+	 * Returns the permits per window of the binding limit.
+	 * @return the limit
+	 */
+	public long limit() {
+		return this.limit;
+	}
+
+	/**
+	 * Returns the permits left in the binding limit, never negative.
+	 * @return the remaining permits
+	 */
+	public long remaining() {
+		return this.remaining;
+	}
+
+	/**
+	 * Returns the time until every limit is fully restored if no more requests arrive.
+	 * @return the reset time in microseconds
+	 */
+	public long resetAfterMicros() {
+		return this.resetAfterMicros;
+	}
+
+	/**
+	 * Returns the time until every limit is fully restored if no more requests arrive.
+	 * @return the reset time
+	 */
+	public Duration resetAfter() {
+		return Duration.of(this.resetAfterMicros, ChronoUnit.MICROS);
+	}
+
+	/**
+	 * Returns zero when allowed; when rejected, the shortest wait after which the same
+	 * request would be allowed if no other requests arrive, or {@link #NEVER}.
+	 * @return the retry time in microseconds
+	 */
+	public long retryAfterMicros() {
+		return this.retryAfterMicros;
+	}
+
+	/**
+	 * Returns zero when allowed; when rejected, the shortest wait after which the same
+	 * request would be allowed. A request no wait can help (cost above capacity) returns
+	 * {@link ChronoUnit#FOREVER}'s duration.
+	 * @return the retry time
+	 */
+	public Duration retryAfter() {
+		return (this.retryAfterMicros == NEVER) ? ChronoUnit.FOREVER.getDuration()
+				: Duration.of(this.retryAfterMicros, ChronoUnit.MICROS);
+	}
+
+	/**
+	 * Returns whether waiting can ever turn this rejection into an allowance.
+	 * @return {@code false} when the cost exceeds a limit's capacity
+	 */
+	public boolean retryable() {
+		return this.allowed || this.retryAfterMicros != NEVER;
+	}
+
+	/**
+	 * Returns how long an allowed caller must wait before proceeding (leaky bucket
+	 * shaping); zero for other algorithms and for rejections.
+	 * @return the delay in microseconds
+	 */
+	public long delayMicros() {
+		return this.delayMicros;
+	}
+
+	/**
+	 * Returns how long an allowed caller must wait before proceeding (leaky bucket
+	 * shaping).
+	 * @return the delay
+	 */
+	public Duration delay() {
+		return Duration.of(this.delayMicros, ChronoUnit.MICROS);
+	}
+
+	/**
+	 * Returns the binding limit, or {@code null} for a decision not made by a store.
+	 * @return the limit spec
+	 */
+	public @Nullable LimitSpec spec() {
+		return this.spec;
+	}
+
+	/**
+	 * Returns the decision of each limit of the call, in the order the limits were given;
+	 * a single-limit decision returns a list of itself.
+	 * @return the per-limit decisions
+	 */
+	public List<Decision> limits() {
+		return this.limits;
+	}
+
+	@Override
+	public String toString() {
+		return "Decision{allowed=" + this.allowed + ", limit=" + this.limit + ", remaining=" + this.remaining
+				+ ", resetAfter=" + this.resetAfterMicros + "us, retryAfter="
+				+ ((this.retryAfterMicros == NEVER) ? "never" : this.retryAfterMicros + "us") + ", delay="
+				+ this.delayMicros + "us" + ((this.limits.size() > 1) ? ", limits=" + this.limits : "") + "}";
+	}
+
+}

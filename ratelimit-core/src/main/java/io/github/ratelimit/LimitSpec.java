@@ -1,0 +1,347 @@
+package io.github.ratelimit;
+
+import java.time.Duration;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One limit: {@code limit} permits per {@code window}, enforced by an {@link Algorithm}.
+ * Immutable and validated when built; the values every store needs per decision (window
+ * in microseconds, emission interval in nanoseconds, segment length) are computed once
+ * here.
+ *
+ * <pre>{@code
+ * LimitSpec spec = LimitSpec.of(100, "1m", Algorithm.TOKEN_BUCKET);
+ * LimitSpec bursty = LimitSpec.builder().limit(10).window(Duration.ofSeconds(1)).burst(50).build();
+ * }</pre>
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public final class LimitSpec {
+
+	/** Sub-windows of {@link Algorithm#SLIDING_WINDOW_COUNTER} unless set otherwise. */
+	public static final int DEFAULT_SEGMENTS = 10;
+
+	/**
+	 * The largest burst interval ({@code burst * window / limit}) in nanoseconds. Stores
+	 * keep such intervals as exact integers, and Redis's Lua numbers are exact up to
+	 * 2^53.
+	 */
+	static final long MAX_BURST_INTERVAL_NANOS = 1L << 53;
+
+	private static final long MIN_WINDOW_MICROS = 1000L;
+
+	private final long limit;
+
+	private final Duration window;
+
+	private final Algorithm algorithm;
+
+	private final long burst;
+
+	private final int segments;
+
+	private final long windowMicros;
+
+	private final long emissionIntervalNanos;
+
+	private final long segmentMicros;
+
+	private LimitSpec(long limit, Duration window, Algorithm algorithm, long burst, int segments) {
+		this.limit = limit;
+		this.window = window;
+		this.algorithm = algorithm;
+		this.burst = burst;
+		this.segments = segments;
+		this.windowMicros = window.toNanos() / 1000L;
+		this.emissionIntervalNanos = window.toNanos() / limit;
+		this.segmentMicros = this.windowMicros / segments;
+	}
+
+	/**
+	 * Creates a spec with the default burst ({@code limit}) and segments.
+	 * @param limit permits per window
+	 * @param window the window, e.g. {@code "1m"}; see {@link Durations#parse(String)}
+	 * @param algorithm the algorithm
+	 * @return the spec
+	 * @throws IllegalArgumentException naming the first invalid value
+	 */
+	public static LimitSpec of(long limit, String window, Algorithm algorithm) {
+		return builder().limit(limit).window(window).algorithm(algorithm).build();
+	}
+
+	/**
+	 * Creates a spec with the default burst ({@code limit}) and segments.
+	 * @param limit permits per window
+	 * @param window the window
+	 * @param algorithm the algorithm
+	 * @return the spec
+	 * @throws IllegalArgumentException naming the first invalid value
+	 */
+	public static LimitSpec of(long limit, Duration window, Algorithm algorithm) {
+		return builder().limit(limit).window(window).algorithm(algorithm).build();
+	}
+
+	/**
+	 * Starts a builder; algorithm defaults to {@link Algorithm#TOKEN_BUCKET}.
+	 * @return a new builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * Returns a builder initialised with this spec's values.
+	 * @return a new builder
+	 */
+	public Builder toBuilder() {
+		return new Builder().limit(this.limit)
+			.window(this.window)
+			.algorithm(this.algorithm)
+			.burst(this.burst)
+			.segments(this.segments);
+	}
+
+	/**
+	 * Returns the permits per window ({@code L}).
+	 * @return the limit, at least 1
+	 */
+	public long limit() {
+		return this.limit;
+	}
+
+	/**
+	 * Returns the window ({@code W}).
+	 * @return the window, at least 1 ms
+	 */
+	public Duration window() {
+		return this.window;
+	}
+
+	/**
+	 * Returns the algorithm.
+	 * @return the algorithm
+	 */
+	public Algorithm algorithm() {
+		return this.algorithm;
+	}
+
+	/**
+	 * Returns the burst ({@code B}): the bucket capacity of token bucket and GCRA and the
+	 * queue size of leaky bucket. Defaults to the limit.
+	 * @return the burst, at least 1
+	 */
+	public long burst() {
+		return this.burst;
+	}
+
+	/**
+	 * Returns the number of sub-windows ({@code N}) of the sliding window counter.
+	 * @return the segments, at least 2
+	 */
+	public int segments() {
+		return this.segments;
+	}
+
+	/**
+	 * Returns the largest cost a single request can ever be granted: the burst for
+	 * algorithms that have one, the limit otherwise.
+	 * @return the capacity
+	 */
+	public long capacity() {
+		return this.algorithm.usesBurst() ? this.burst : this.limit;
+	}
+
+	/**
+	 * Returns the window in microseconds, the time unit of every store.
+	 * @return the window in microseconds
+	 */
+	public long windowMicros() {
+		return this.windowMicros;
+	}
+
+	/**
+	 * Returns {@code W / L} in whole nanoseconds (rounded down): the time one permit
+	 * takes to come back in token bucket, GCRA and leaky bucket.
+	 * @return the emission interval in nanoseconds, at least 1
+	 */
+	public long emissionIntervalNanos() {
+		return this.emissionIntervalNanos;
+	}
+
+	/**
+	 * Returns {@code W / N} in microseconds (rounded down): the length of one sub-window
+	 * of the sliding window counter.
+	 * @return the segment length in microseconds
+	 */
+	public long segmentMicros() {
+		return this.segmentMicros;
+	}
+
+	@Override
+	public boolean equals(@Nullable Object other) {
+		if (this == other) {
+			return true;
+		}
+		if (!(other instanceof LimitSpec)) {
+			return false;
+		}
+		LimitSpec that = (LimitSpec) other;
+		return this.limit == that.limit && this.burst == that.burst && this.segments == that.segments
+				&& this.window.equals(that.window) && this.algorithm == that.algorithm;
+	}
+
+	@Override
+	public int hashCode() {
+		return Objects.hash(this.limit, this.window, this.algorithm, this.burst, this.segments);
+	}
+
+	@Override
+	public String toString() {
+		StringBuilder text = new StringBuilder().append(this.limit)
+			.append('/')
+			.append(Durations.format(this.window))
+			.append(' ')
+			.append(this.algorithm.propertyValue());
+		if (this.algorithm.usesBurst() && this.burst != this.limit) {
+			text.append(" burst=").append(this.burst);
+		}
+		if (this.algorithm == Algorithm.SLIDING_WINDOW_COUNTER) {
+			text.append(" segments=").append(this.segments);
+		}
+		return text.toString();
+	}
+
+	/**
+	 * Builds a {@link LimitSpec}, validating every value when {@link #build()} is called.
+	 */
+	public static final class Builder {
+
+		private long limit;
+
+		private @Nullable Duration window;
+
+		private Algorithm algorithm = Algorithm.TOKEN_BUCKET;
+
+		private @Nullable Long burst;
+
+		private int segments = DEFAULT_SEGMENTS;
+
+		private Builder() {
+		}
+
+		/**
+		 * Sets the permits per window.
+		 * @param limit the limit, at least 1
+		 * @return this builder
+		 */
+		public Builder limit(long limit) {
+			this.limit = limit;
+			return this;
+		}
+
+		/**
+		 * Sets the window.
+		 * @param window the window, at least 1 ms
+		 * @return this builder
+		 */
+		public Builder window(Duration window) {
+			this.window = window;
+			return this;
+		}
+
+		/**
+		 * Sets the window from text such as {@code "1m"} or {@code "PT1M"}.
+		 * @param window the window
+		 * @return this builder
+		 * @throws IllegalArgumentException naming the value when it cannot be parsed
+		 */
+		public Builder window(String window) {
+			this.window = Durations.parse(window);
+			return this;
+		}
+
+		/**
+		 * Sets the algorithm.
+		 * @param algorithm the algorithm
+		 * @return this builder
+		 */
+		public Builder algorithm(Algorithm algorithm) {
+			this.algorithm = Objects.requireNonNull(algorithm, "'algorithm' must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the burst (bucket capacity or queue size); defaults to the limit. Ignored
+		 * by algorithms without a burst.
+		 * @param burst the burst, at least 1
+		 * @return this builder
+		 */
+		public Builder burst(long burst) {
+			this.burst = burst;
+			return this;
+		}
+
+		/**
+		 * Sets the sub-windows of the sliding window counter; defaults to 10.
+		 * @param segments the number of segments, at least 2
+		 * @return this builder
+		 */
+		public Builder segments(int segments) {
+			this.segments = segments;
+			return this;
+		}
+
+		/**
+		 * Validates the values and builds the spec.
+		 * @return the spec
+		 * @throws IllegalArgumentException naming the first invalid value
+		 */
+		public LimitSpec build() {
+			if (this.limit <= 0) {
+				throw new IllegalArgumentException("limit must be positive but was " + this.limit);
+			}
+			Duration window = this.window;
+			if (window == null) {
+				throw new IllegalArgumentException("window must be set");
+			}
+			if (window.isNegative() || window.isZero()) {
+				throw new IllegalArgumentException("window must be positive but was " + Durations.format(window));
+			}
+			if (window.toNanos() < MIN_WINDOW_MICROS * 1000L) {
+				throw new IllegalArgumentException("window must be at least 1ms but was " + Durations.format(window));
+			}
+			if (window.toNanos() % 1000L != 0) {
+				throw new IllegalArgumentException("window must be a whole number of microseconds but was " + window);
+			}
+			long burst = (this.burst != null) ? this.burst : this.limit;
+			if (burst <= 0) {
+				throw new IllegalArgumentException("burst must be positive but was " + burst);
+			}
+			if (this.segments < 2) {
+				throw new IllegalArgumentException("segments must be at least 2 but was " + this.segments);
+			}
+			if (this.algorithm == Algorithm.SLIDING_WINDOW_COUNTER
+					&& window.toNanos() / 1000L / this.segments < MIN_WINDOW_MICROS) {
+				throw new IllegalArgumentException("window / segments must be at least 1ms but window "
+						+ Durations.format(window) + " / segments " + this.segments + " is shorter");
+			}
+			if (this.algorithm.usesBurst()) {
+				long interval = window.toNanos() / this.limit;
+				if (interval < 1) {
+					throw new IllegalArgumentException("limit " + this.limit + " per window " + Durations.format(window)
+							+ " is more than one permit per nanosecond");
+				}
+				if (burst > MAX_BURST_INTERVAL_NANOS / interval) {
+					throw new IllegalArgumentException(
+							"burst " + burst + " with limit " + this.limit + " per window " + Durations.format(window)
+									+ " takes more than 104 days to refill; use a smaller burst or window");
+				}
+			}
+			return new LimitSpec(this.limit, window, this.algorithm, burst, this.segments);
+		}
+
+	}
+
+}

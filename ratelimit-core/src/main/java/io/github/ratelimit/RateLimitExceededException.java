@@ -1,0 +1,53 @@
+package io.github.ratelimit;
+
+/**
+ * A request was rejected by a rate limit. Carries the {@link Decision}, whose
+ * {@code retryAfter} tells when the same request would be allowed.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public class RateLimitExceededException extends RuntimeException {
+
+	private static final long serialVersionUID = 1L;
+
+	private final String bucket;
+
+	private final transient Decision decision;
+
+	/**
+	 * Creates an exception for a rejected decision.
+	 * @param bucket the bucket whose limit was reached
+	 * @param decision the rejecting decision
+	 */
+	public RateLimitExceededException(String bucket, Decision decision) {
+		super(message(bucket, decision));
+		this.bucket = bucket;
+		this.decision = decision;
+	}
+
+	/**
+	 * Returns the bucket whose limit was reached.
+	 * @return the bucket name
+	 */
+	public String getBucket() {
+		return this.bucket;
+	}
+
+	/**
+	 * Returns the rejecting decision.
+	 * @return the decision
+	 */
+	public Decision getDecision() {
+		return this.decision;
+	}
+
+	private static String message(String bucket, Decision decision) {
+		String base = "Rate limit exceeded for bucket '" + bucket + "' (" + decision.limit() + " per "
+				+ ((decision.spec() != null) ? Durations.format(decision.spec().window()) : "window") + ")";
+		if (!decision.retryable()) {
+			return base + ": the request costs more than the limit allows, waiting will not help";
+		}
+		return base + ": retry after " + Durations.format(decision.retryAfter());
+	}
+
+}

@@ -1,0 +1,134 @@
+package io.github.ratelimit.algorithm;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.LimitSpec;
+
+/**
+ * The state of one limit for one key, and the algorithm that decides on it. Stores load a
+ * meter, call it under their own per-key lock, and expire it at
+ * {@link #expiresAtMicros(LimitSpec)}.
+ * <p>
+ * A meter is mutable so that deciding allocates nothing but the {@link Decision} (a
+ * sliding log of {@code L} permits is not copied per request). {@code commit = false} is
+ * a dry run: it may tidy the state (drop expired entries, roll windows) but never changes
+ * what later calls decide. Stores use it to check every limit of a call before committing
+ * any, which makes multi-limit decisions all-or-nothing.
+ * <p>
+ * Time is the store's clock in microseconds and must not go backwards for one meter;
+ * stores clamp it per key.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public abstract sealed class Meter permits FixedWindowMeter, SlidingLogMeter, SlidingWindowMeter,
+		SlidingWindowCounterMeter, TokenBucketMeter, LeakyBucketMeter, GcraMeter {
+
+	/**
+	 * Creates the fresh (full) state of a limit.
+	 * @param spec the limit
+	 * @return a new meter for the spec's algorithm
+	 */
+	public static Meter create(LimitSpec spec) {
+		switch (spec.algorithm()) {
+			case FIXED_WINDOW:
+				return new FixedWindowMeter();
+			case SLIDING_LOG:
+				return new SlidingLogMeter(spec);
+			case SLIDING_WINDOW:
+				return new SlidingWindowMeter();
+			case SLIDING_WINDOW_COUNTER:
+				return new SlidingWindowCounterMeter(spec);
+			case TOKEN_BUCKET:
+				return new TokenBucketMeter();
+			case LEAKY_BUCKET:
+				return new LeakyBucketMeter();
+			case GCRA:
+				return new GcraMeter();
+			default:
+				throw new IllegalStateException("Unknown algorithm " + spec.algorithm());
+		}
+	}
+
+	/**
+	 * Returns the algorithm this meter implements.
+	 * @return the algorithm
+	 */
+	public abstract Algorithm algorithm();
+
+	/**
+	 * Returns whether this meter can hold the state of {@code spec}: same algorithm and,
+	 * for algorithms whose state has a shape, the same shape.
+	 * @param spec the limit
+	 * @return whether the state can be reused
+	 */
+	public boolean fits(LimitSpec spec) {
+		return spec.algorithm() == algorithm();
+	}
+
+	/**
+	 * Decides on a request of {@code cost} permits at {@code now}.
+	 * @param spec the limit
+	 * @param now the time in microseconds
+	 * @param cost the permits requested, {@code >= 1}
+	 * @param maxDelayMicros the longest shaping delay accepted (leaky bucket only)
+	 * @param commit whether to take the permits when allowed
+	 * @return the decision
+	 */
+	public abstract Decision tryAcquire(LimitSpec spec, long now, long cost, long maxDelayMicros, boolean commit);
+
+	/**
+	 * Gives permits back; never above the limit. Leaky bucket ignores refunds.
+	 * @param spec the limit
+	 * @param now the time in microseconds
+	 * @param cost the permits to give back
+	 */
+	public abstract void refund(LimitSpec spec, long now, long cost);
+
+	/**
+	 * Reports the state without consuming: allowed when a request of cost 1 would be,
+	 * remaining as the permits available now.
+	 * @param spec the limit
+	 * @param now the time in microseconds
+	 * @return the state as a decision
+	 */
+	public Decision peek(LimitSpec spec, long now) {
+		Decision probe = tryAcquire(spec, now, 1, Long.MAX_VALUE, false);
+		if (!probe.allowed()) {
+			return probe;
+		}
+		return Decision.allowed(spec, available(spec, now), resetAfterMicros(spec, now), 0);
+	}
+
+	/**
+	 * Returns the permits available at {@code now}.
+	 * @param spec the limit
+	 * @param now the time in microseconds
+	 * @return the permits available
+	 */
+	abstract long available(LimitSpec spec, long now);
+
+	/**
+	 * Returns the time from {@code now} until the state is fresh again.
+	 * @param spec the limit
+	 * @param now the time in microseconds
+	 * @return microseconds until the state is fresh, 0 when it is
+	 */
+	abstract long resetAfterMicros(LimitSpec spec, long now);
+
+	/**
+	 * Returns the time at which this state becomes equal to a fresh one, after which a
+	 * store may drop it.
+	 * @param spec the limit
+	 * @return the time in microseconds
+	 */
+	public abstract long expiresAtMicros(LimitSpec spec);
+
+	static long ceilDiv(long x, long y) {
+		return -Math.floorDiv(-x, y);
+	}
+
+	static long nanosToMicrosCeil(long nanos) {
+		return ceilDiv(nanos, 1000L);
+	}
+
+}

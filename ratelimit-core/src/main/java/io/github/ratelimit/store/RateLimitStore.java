@@ -1,0 +1,125 @@
+package io.github.ratelimit.store;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.LimitSpec;
+
+/**
+ * Holds limiter state and makes decisions atomically. Every implementation meets the same
+ * contract, checked by the shared contract suite: the semantics of each
+ * {@link io.github.ratelimit.Algorithm}, all-or-nothing decisions over several limits,
+ * honest retry-after times, and state that expires on its own once it no longer matters.
+ * <p>
+ * State is addressed by {@code (bucket, key)} and by the position of each limit in the
+ * list: callers pass the same list, in the same order, for the same bucket.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public interface RateLimitStore extends AutoCloseable {
+
+	/**
+	 * A {@code maxDelayMicros} that accepts any leaky bucket delay.
+	 */
+	long NO_MAX_DELAY = Long.MAX_VALUE;
+
+	/**
+	 * Decides whether {@code cost} permits may be taken from every limit, and takes them
+	 * from all of them if so. A rejected request takes nothing from any limit.
+	 * @param bucket the bucket name
+	 * @param key the key within the bucket (e.g. a user id); {@code ""} for one shared
+	 * limit
+	 * @param limits the limits, at least one
+	 * @param cost the permits this request takes, at least 1
+	 * @param maxDelayMicros the longest leaky bucket delay the caller accepts; a request
+	 * that would wait longer is rejected and takes nothing
+	 * @return the decision
+	 * @throws IllegalArgumentException for a null bucket, key or limit, no limits or a
+	 * cost below 1
+	 * @throws RateLimitStoreException when the store cannot answer (unreachable, timed
+	 * out)
+	 */
+	Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros);
+
+	/**
+	 * Decides with no bound on the leaky bucket delay.
+	 * @param bucket the bucket name
+	 * @param key the key within the bucket
+	 * @param limits the limits, at least one
+	 * @param cost the permits this request takes, at least 1
+	 * @return the decision
+	 * @see #decide(String, String, List, long, long)
+	 */
+	default Decision decide(String bucket, String key, List<LimitSpec> limits, long cost) {
+		return decide(bucket, key, limits, cost, NO_MAX_DELAY);
+	}
+
+	/**
+	 * Decides without blocking the calling thread. The default completes synchronously;
+	 * network stores override it.
+	 * @param bucket the bucket name
+	 * @param key the key within the bucket
+	 * @param limits the limits, at least one
+	 * @param cost the permits this request takes, at least 1
+	 * @param maxDelayMicros the longest leaky bucket delay the caller accepts
+	 * @return the decision, or a stage completed exceptionally with a
+	 * {@link RateLimitStoreException}
+	 */
+	default CompletionStage<Decision> decideAsync(String bucket, String key, List<LimitSpec> limits, long cost,
+			long maxDelayMicros) {
+		try {
+			return CompletableFuture.completedFuture(decide(bucket, key, limits, cost, maxDelayMicros));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Gives {@code cost} permits back to every limit that supports refunds (all but leaky
+	 * bucket), e.g. after a call that should not count. A refund never raises the permits
+	 * available above the limit.
+	 * @param bucket the bucket name
+	 * @param key the key within the bucket
+	 * @param limits the same limits as the decision being refunded
+	 * @param cost the permits to give back, at least 1
+	 * @throws RateLimitStoreException when the store cannot answer
+	 */
+	void refund(String bucket, String key, List<LimitSpec> limits, long cost);
+
+	/**
+	 * Reports the current state without consuming: {@code allowed} says whether a request
+	 * of cost 1 would be allowed now, {@code remaining} how many permits are left.
+	 * @param bucket the bucket name
+	 * @param key the key within the bucket
+	 * @param limits the limits
+	 * @return the state as a decision
+	 * @throws RateLimitStoreException when the store cannot answer
+	 */
+	Decision peek(String bucket, String key, List<LimitSpec> limits);
+
+	/**
+	 * Forgets the state of one key, so its limits are full again.
+	 * @param bucket the bucket name
+	 * @param key the key within the bucket
+	 * @param limits the limits whose state to forget
+	 * @throws RateLimitStoreException when the store cannot answer
+	 */
+	void reset(String bucket, String key, List<LimitSpec> limits);
+
+	/**
+	 * Returns a short name for metrics and the actuator endpoint, e.g. {@code memory}.
+	 * @return the store name
+	 */
+	String name();
+
+	/**
+	 * Releases resources; the default does nothing.
+	 */
+	@Override
+	default void close() {
+	}
+
+}

@@ -1,0 +1,58 @@
+package io.github.ratelimit.store;
+
+import java.util.List;
+
+import io.github.ratelimit.LimitSpec;
+
+/**
+ * The argument checks every {@link RateLimitStore} makes before touching its state, so
+ * that bad input fails the same way in every store.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public final class StoreArguments {
+
+	private StoreArguments() {
+	}
+
+	/**
+	 * Checks the arguments of a decision or refund.
+	 * @param bucket the bucket name
+	 * @param key the key
+	 * @param limits the limits
+	 * @param cost the cost
+	 * @throws IllegalArgumentException naming the first bad argument
+	 */
+	public static void check(String bucket, String key, List<LimitSpec> limits, long cost) {
+		check(bucket, key, limits);
+		if (cost < 1) {
+			throw new IllegalArgumentException(
+					"cost must be at least 1 but was " + cost + " (bucket '" + bucket + "')");
+		}
+	}
+
+	/**
+	 * Checks the arguments of a peek or reset.
+	 * @param bucket the bucket name
+	 * @param key the key
+	 * @param limits the limits
+	 * @throws IllegalArgumentException naming the first bad argument
+	 */
+	public static void check(String bucket, String key, List<LimitSpec> limits) {
+		if (bucket == null || bucket.isEmpty()) {
+			throw new IllegalArgumentException("bucket must not be null or empty");
+		}
+		if (key == null) {
+			throw new IllegalArgumentException("key must not be null (bucket '" + bucket + "')");
+		}
+		if (limits == null || limits.isEmpty()) {
+			throw new IllegalArgumentException("limits must not be empty (bucket '" + bucket + "')");
+		}
+		for (int i = 0; i < limits.size(); i++) {
+			if (limits.get(i) == null) {
+				throw new IllegalArgumentException("limits[" + i + "] must not be null (bucket '" + bucket + "')");
+			}
+		}
+	}
+
+}

@@ -1,0 +1,581 @@
+package io.github.ratelimit.store;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.ManualTimeSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The contract every {@link RateLimitStore} meets, for every {@link Algorithm}. A store
+ * runs it by extending this class and implementing
+ * {@link #createStore(ManualTimeSource)}; the store must read time only from the given
+ * source.
+ * <p>
+ * Unless a test says otherwise a limit is {@value #L} permits per {@value #W_SECONDS}
+ * seconds (one permit per second for the bucket algorithms), and time starts at the start
+ * of a window.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public abstract class RateLimitStoreContractTests {
+
+	/** The limit used by most tests. */
+	protected static final long L = 10;
+
+	/** The window used by most tests, in seconds. */
+	protected static final long W_SECONDS = 10;
+
+	private static final long SECOND = 1_000_000L;
+
+	private static final long MILLI = 1_000L;
+
+	private static final long W = W_SECONDS * SECOND;
+
+	/** A start time aligned to every window the tests use (hours included). */
+	protected static final long START = 1_800_000_000_000_000L;
+
+	private static final AtomicInteger BUCKETS = new AtomicInteger();
+
+	protected ManualTimeSource time;
+
+	protected RateLimitStore store;
+
+	private String bucket;
+
+	/**
+	 * Creates the store under test.
+	 * @param time the clock the store must use for every decision
+	 * @return the store
+	 */
+	protected abstract RateLimitStore createStore(ManualTimeSource time);
+
+	@BeforeEach
+	void createStoreAndBucket() {
+		this.time = new ManualTimeSource(START);
+		this.store = createStore(this.time);
+		// A bucket per test keeps tests apart in stores shared across tests (one Redis).
+		this.bucket = "contract-" + ProcessHandle.current().pid() + "-" + BUCKETS.incrementAndGet() + "-"
+				+ System.nanoTime();
+	}
+
+	@AfterEach
+	void closeStore() {
+		this.store.close();
+	}
+
+	protected static LimitSpec spec(Algorithm algorithm) {
+		return LimitSpec.builder().limit(L).window(Duration.ofSeconds(W_SECONDS)).algorithm(algorithm).build();
+	}
+
+	private Decision decide(LimitSpec spec) {
+		return decide("k", spec, 1);
+	}
+
+	private Decision decide(String key, LimitSpec spec, long cost) {
+		return this.store.decide(this.bucket, key, List.of(spec), cost);
+	}
+
+	private Decision peek(LimitSpec spec) {
+		return this.store.peek(this.bucket, "k", List.of(spec));
+	}
+
+	private void exhaust(LimitSpec spec) {
+		for (int i = 0; i < L; i++) {
+			assertThat(decide(spec).allowed()).as("request %d of %d", i + 1, L).isTrue();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void firstRequestIsAllowedWithLimitMinusOneRemaining(Algorithm algorithm) {
+		Decision decision = decide(spec(algorithm));
+		assertThat(decision.allowed()).isTrue();
+		assertThat(decision.limit()).isEqualTo(L);
+		assertThat(decision.remaining()).isEqualTo(L - 1);
+		assertThat(decision.retryAfterMicros()).isZero();
+		assertThat(decision.delayMicros()).isZero();
+		assertThat(decision.resetAfterMicros()).isPositive().isLessThanOrEqualTo(2 * W);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void exactlyTheLimitIsAllowedThenRequestsAreRejected(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		for (int i = 0; i < L; i++) {
+			Decision decision = decide(spec);
+			assertThat(decision.allowed()).as("request %d", i + 1).isTrue();
+			assertThat(decision.remaining()).isEqualTo(L - 1 - i);
+		}
+		for (int i = 0; i < 3; i++) {
+			Decision decision = decide(spec);
+			assertThat(decision.allowed()).isFalse();
+			assertThat(decision.remaining()).isZero();
+			assertThat(decision.retryAfterMicros()).isPositive().isLessThanOrEqualTo(2 * W);
+			assertThat(decision.retryable()).isTrue();
+			assertThat(decision.delayMicros()).isZero();
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void fullCapacityComesBackAfterResetAfter(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		exhaust(spec);
+		Decision rejected = decide(spec);
+		assertThat(rejected.allowed()).isFalse();
+		long resetAfter = rejected.resetAfterMicros();
+		assertThat(resetAfter).isPositive();
+		this.time.advanceMicros(resetAfter - MILLI);
+		assertThat(peek(spec).remaining()).as("just before resetAfter").isLessThan(L);
+		this.time.advanceMicros(MILLI);
+		assertThat(peek(spec).remaining()).as("at resetAfter").isEqualTo(L);
+		assertThat(peek(spec).resetAfterMicros()).isZero();
+		exhaust(spec);
+		assertThat(decide(spec).allowed()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void permitsComeBackOverTime(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		exhaust(spec);
+		this.time.advanceMicros(3 * W);
+		for (int i = 0; i < L; i++) {
+			assertThat(decide(spec).allowed()).isTrue();
+		}
+		assertThat(decide(spec).allowed()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void costTakesSeveralPermits(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		Decision three = decide("k", spec, 3);
+		assertThat(three.allowed()).isTrue();
+		assertThat(three.remaining()).isEqualTo(L - 3);
+		Decision eight = decide("k", spec, 8);
+		assertThat(eight.allowed()).isFalse();
+		assertThat(eight.remaining()).isEqualTo(L - 3);
+		Decision seven = decide("k", spec, 7);
+		assertThat(seven.allowed()).isTrue();
+		assertThat(seven.remaining()).isZero();
+		assertThat(decide(spec).allowed()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void costAboveCapacityIsRejectedForeverAndConsumesNothing(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		Decision decision = decide("k", spec, L + 1);
+		assertThat(decision.allowed()).isFalse();
+		assertThat(decision.retryable()).isFalse();
+		assertThat(decision.retryAfterMicros()).isEqualTo(Decision.NEVER);
+		assertThat(decision.remaining()).isEqualTo(L);
+		exhaust(spec);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void burstSetsTheCapacityOfBucketAlgorithms(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm).toBuilder().burst(3).build();
+		long capacity = algorithm.usesBurst() ? 3 : L;
+		for (int i = 0; i < capacity; i++) {
+			assertThat(decide(spec).allowed()).isTrue();
+		}
+		assertThat(decide(spec).allowed()).isFalse();
+		assertThat(decide("other", spec, capacity + 1).retryable()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void retryAfterIsHonest(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		Random random = new Random(42 + algorithm.ordinal());
+		int honestyChecks = 0;
+		for (int step = 0; step < 400; step++) {
+			this.time.advanceMicros(random.nextInt(3) == 0 ? 0 : (long) random.nextInt((int) (W / L / 2)));
+			long cost = 1 + random.nextInt(3);
+			Decision decision = decide("k", spec, cost);
+			if (decision.allowed()) {
+				continue;
+			}
+			long retryAfter = decision.retryAfterMicros();
+			assertThat(retryAfter).isPositive().isLessThanOrEqualTo(2 * W);
+			if (retryAfter > MILLI) {
+				this.time.advanceMicros(retryAfter - MILLI);
+				assertThat(decide("k", spec, cost).allowed())
+					.as("1ms before retryAfter %dus (%s)", retryAfter, decision)
+					.isFalse();
+				this.time.advanceMicros(MILLI);
+			}
+			else {
+				this.time.advanceMicros(retryAfter);
+			}
+			assertThat(decide("k", spec, cost).allowed()).as("at retryAfter %dus (%s)", retryAfter, decision).isTrue();
+			honestyChecks++;
+		}
+		assertThat(honestyChecks).isGreaterThan(50);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void remainingIsNeverNegative(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		decide("k", spec, L - 1);
+		for (int cost = 1; cost <= L; cost++) {
+			assertThat(decide("k", spec, cost).remaining()).isBetween(0L, L);
+		}
+		assertThat(peek(spec).remaining()).isBetween(0L, L);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void keysAndBucketsAreIsolated(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		exhaust(spec);
+		assertThat(decide(spec).allowed()).isFalse();
+		assertThat(decide("other", spec, 1).allowed()).isTrue();
+		assertThat(decide("", spec, 1).allowed()).isTrue();
+		assertThat(this.store.decide(this.bucket + "-other", "k", List.of(spec), 1).allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void peekDoesNotConsume(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		Decision fresh = peek(spec);
+		assertThat(fresh.allowed()).isTrue();
+		assertThat(fresh.remaining()).isEqualTo(L);
+		assertThat(fresh.resetAfterMicros()).isZero();
+		decide("k", spec, 4);
+		for (int i = 0; i < 3; i++) {
+			assertThat(peek(spec).remaining()).isEqualTo(L - 4);
+		}
+		decide("k", spec, L - 4);
+		Decision exhausted = peek(spec);
+		assertThat(exhausted.allowed()).isFalse();
+		assertThat(exhausted.remaining()).isZero();
+		assertThat(exhausted.retryAfterMicros()).isPositive();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void resetMakesTheLimitFullAgain(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		exhaust(spec);
+		this.store.reset(this.bucket, "k", List.of(spec));
+		assertThat(peek(spec).remaining()).isEqualTo(L);
+		exhaust(spec);
+	}
+
+	static Stream<Arguments> algorithmPairs() {
+		return Stream.of(Algorithm.values())
+			.flatMap((a) -> Stream.of(Arguments.of(a, a), Arguments.of(a, Algorithm.TOKEN_BUCKET),
+					Arguments.of(Algorithm.FIXED_WINDOW, a)));
+	}
+
+	@ParameterizedTest
+	@MethodSource("algorithmPairs")
+	void severalLimitsAreAllOrNothing(Algorithm first, Algorithm second) {
+		LimitSpec wide = spec(first);
+		LimitSpec narrow = LimitSpec.builder().limit(3).window(Duration.ofSeconds(1)).algorithm(second).build();
+		List<LimitSpec> both = List.of(wide, narrow);
+		for (int i = 0; i < 3; i++) {
+			Decision decision = this.store.decide(this.bucket, "k", both, 1);
+			assertThat(decision.allowed()).isTrue();
+			assertThat(decision.limits()).hasSize(2);
+			assertThat(decision.limits().get(0).remaining()).isEqualTo(L - 1 - i);
+			assertThat(decision.limits().get(1).remaining()).isEqualTo(2 - i);
+		}
+		Decision rejected = this.store.decide(this.bucket, "k", both, 1);
+		assertThat(rejected.allowed()).isFalse();
+		assertThat(rejected.limits().get(0).allowed()).isTrue();
+		assertThat(rejected.limits().get(1).allowed()).isFalse();
+		assertThat(rejected.limit()).isEqualTo(3);
+		assertThat(rejected.retryAfterMicros()).isEqualTo(rejected.limits().get(1).retryAfterMicros());
+		// The rejected call took nothing from the limit that allowed it.
+		assertThat(this.store.peek(this.bucket, "k", both).limits().get(0).remaining()).isEqualTo(L - 3);
+		assertThat(this.store.decide(this.bucket, "k", both, 1).allowed()).isFalse();
+		assertThat(this.store.peek(this.bucket, "k", both).limits().get(0).remaining()).isEqualTo(L - 3);
+		this.time.advanceMicros(rejected.retryAfterMicros());
+		Decision after = this.store.decide(this.bucket, "k", both, 1);
+		assertThat(after.allowed()).isTrue();
+		assertThat(after.limits().get(0).remaining()).isEqualTo(L - 4);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aRejectionByTheFirstLimitConsumesNothingFromTheSecond(Algorithm algorithm) {
+		LimitSpec small = LimitSpec.builder()
+			.limit(2)
+			.window(Duration.ofSeconds(W_SECONDS))
+			.algorithm(algorithm)
+			.build();
+		LimitSpec large = spec(Algorithm.SLIDING_LOG);
+		List<LimitSpec> both = List.of(small, large);
+		assertThat(this.store.decide(this.bucket, "k", both, 2).allowed()).isTrue();
+		for (int i = 0; i < 5; i++) {
+			assertThat(this.store.decide(this.bucket, "k", both, 1).allowed()).isFalse();
+		}
+		assertThat(this.store.peek(this.bucket, "k", both).limits().get(1).remaining()).isEqualTo(L - 2);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void refundedPermitsAreAvailableAgainButNeverAboveTheLimit(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		decide("k", spec, 5);
+		this.store.refund(this.bucket, "k", List.of(spec), 2);
+		if (!algorithm.supportsRefund()) {
+			assertThat(peek(spec).remaining()).as("leaky bucket ignores refunds").isEqualTo(L - 5);
+			return;
+		}
+		assertThat(peek(spec).remaining()).isEqualTo(L - 3);
+		this.store.refund(this.bucket, "k", List.of(spec), 100);
+		assertThat(peek(spec).remaining()).isEqualTo(L);
+		exhaust(spec);
+		assertThat(decide(spec).allowed()).isFalse();
+		this.store.refund(this.bucket, "k", List.of(spec), 1);
+		assertThat(decide(spec).allowed()).isTrue();
+		assertThat(decide(spec).allowed()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void refundOfAnUnknownKeyChangesNothing(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		this.store.refund(this.bucket, "never-seen", List.of(spec), 3);
+		assertThat(this.store.peek(this.bucket, "never-seen", List.of(spec)).remaining()).isEqualTo(L);
+	}
+
+	@Test
+	void fixedWindowAdmitsTwiceTheLimitAcrossAWindowEdge() {
+		LimitSpec spec = spec(Algorithm.FIXED_WINDOW);
+		this.time.advanceMicros(W - MILLI);
+		assertThat(admitted(spec, 2 * L)).isEqualTo(L);
+		this.time.advanceMicros(MILLI);
+		assertThat(admitted(spec, 2 * L)).as("a new window right after the edge").isEqualTo(L);
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "SLIDING_LOG", "SLIDING_WINDOW", "SLIDING_WINDOW_COUNTER" })
+	void slidingAlgorithmsHaveNoBurstAcrossAWindowEdge(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		this.time.advanceMicros(W - MILLI);
+		assertThat(admitted(spec, 2 * L)).isEqualTo(L);
+		this.time.advanceMicros(MILLI);
+		assertThat(admitted(spec, 2 * L)).as("right after the window edge").isZero();
+		this.time.advanceMicros(W / 2);
+		assertThat(admitted(spec, 2 * L)).as("half a window later").isLessThanOrEqualTo(L / 2 + 1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "SLIDING_LOG", "SLIDING_WINDOW_COUNTER" })
+	void exactSlidingAlgorithmsNeverAdmitMoreThanTheLimitInAnyWindow(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		Random random = new Random(7);
+		List<Long> admittedAt = new ArrayList<>();
+		for (int step = 0; step < 2000; step++) {
+			this.time.advanceMicros(random.nextInt((int) (W / L)));
+			if (decide(spec).allowed()) {
+				admittedAt.add(this.time.nowMicros());
+			}
+		}
+		// SWC counts whole sub-windows, so its window is W plus up to one segment.
+		long window = (algorithm == Algorithm.SLIDING_LOG) ? W : W - spec.segmentMicros();
+		for (int i = 0; i < admittedAt.size(); i++) {
+			long from = admittedAt.get(i);
+			long inWindow = admittedAt.stream().filter((t) -> t >= from && t < from + window).count();
+			assertThat(inWindow).as("admitted in [%d, %d)", from, from + window).isLessThanOrEqualTo(L);
+		}
+		assertThat(admittedAt.size()).isGreaterThan(100);
+	}
+
+	@Test
+	void slidingWindowStaysWithinItsErrorBound() {
+		// The weighted estimate assumes the previous window's requests were spread
+		// evenly, so
+		// in any window of length W it admits at most 2L and, with steady traffic, about
+		// L.
+		LimitSpec spec = spec(Algorithm.SLIDING_WINDOW);
+		long admittedInTwoWindows = 0;
+		for (int step = 0; step < 2 * W / (W / L / 4); step++) {
+			this.time.advanceMicros(W / L / 4);
+			if (decide(spec).allowed()) {
+				admittedInTwoWindows++;
+			}
+		}
+		assertThat(admittedInTwoWindows).isBetween(2 * L - 2, 2 * L + 2);
+	}
+
+	@Test
+	void leakyBucketDelaysGrowByTheEmissionIntervalAndAFullQueueRejects() {
+		LimitSpec spec = spec(Algorithm.LEAKY_BUCKET);
+		long interval = W / L;
+		for (int i = 0; i < L; i++) {
+			Decision decision = decide(spec);
+			assertThat(decision.allowed()).isTrue();
+			assertThat(decision.delayMicros()).as("delay of request %d", i + 1).isEqualTo(i * interval);
+		}
+		Decision full = decide(spec);
+		assertThat(full.allowed()).isFalse();
+		assertThat(full.delayMicros()).isZero();
+		assertThat(full.retryAfterMicros()).isEqualTo(interval);
+		this.time.advanceMicros(interval);
+		Decision next = decide(spec);
+		assertThat(next.allowed()).isTrue();
+		assertThat(next.delayMicros()).isEqualTo((L - 1) * interval);
+	}
+
+	@Test
+	void leakyBucketRejectsADelayLongerThanTheCallerAcceptsAndConsumesNothing() {
+		LimitSpec spec = spec(Algorithm.LEAKY_BUCKET);
+		long interval = W / L;
+		for (int i = 0; i < 5; i++) {
+			decide(spec);
+		}
+		Decision tooLong = this.store.decide(this.bucket, "k", List.of(spec), 1, 3 * interval);
+		assertThat(tooLong.allowed()).isFalse();
+		assertThat(tooLong.retryAfterMicros()).isEqualTo(2 * interval);
+		assertThat(peek(spec).remaining()).isEqualTo(L - 5);
+		Decision acceptable = this.store.decide(this.bucket, "k", List.of(spec), 1, 5 * interval);
+		assertThat(acceptable.allowed()).isTrue();
+		assertThat(acceptable.delayMicros()).isEqualTo(5 * interval);
+	}
+
+	static IntStream seeds() {
+		return IntStream.rangeClosed(1, 25);
+	}
+
+	@ParameterizedTest
+	@MethodSource("seeds")
+	void tokenBucketAndGcraDecideTheSameOnRandomTraces(int seed) {
+		Random random = new Random(seed);
+		long limit = 1 + random.nextInt(50);
+		Duration window = Duration.ofMillis(10 + random.nextInt(60_000));
+		long burst = 1 + random.nextInt((int) (2 * limit));
+		LimitSpec tokenBucket = LimitSpec.builder()
+			.limit(limit)
+			.window(window)
+			.burst(burst)
+			.algorithm(Algorithm.TOKEN_BUCKET)
+			.build();
+		LimitSpec gcra = tokenBucket.toBuilder().algorithm(Algorithm.GCRA).build();
+		long meanGap = window.toNanos() / 1000L / limit;
+		int allowed = 0;
+		for (int step = 0; step < 300; step++) {
+			this.time.advanceMicros((random.nextInt(4) == 0) ? 0 : (long) (random.nextDouble() * 2 * meanGap));
+			long cost = (random.nextInt(20) == 0) ? burst + 1 : 1 + random.nextInt((int) Math.min(3, burst));
+			Decision a = this.store.decide(this.bucket, "tb", List.of(tokenBucket), cost);
+			Decision b = this.store.decide(this.bucket, "gcra", List.of(gcra), cost);
+			String context = "seed " + seed + ", step " + step + ", " + tokenBucket + ", cost " + cost;
+			assertThat(b.allowed()).as(context).isEqualTo(a.allowed());
+			assertThat(b.remaining()).as(context).isEqualTo(a.remaining());
+			assertThat(b.retryAfterMicros()).as(context).isEqualTo(a.retryAfterMicros());
+			assertThat(b.resetAfterMicros()).as(context).isEqualTo(a.resetAfterMicros());
+			allowed += a.allowed() ? 1 : 0;
+		}
+		assertThat(allowed).as("trace mixes allowed and rejected").isBetween(1, 299);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void manyThreadsOnOneKeyAdmitExactlyTheLimit(Algorithm algorithm) throws Exception {
+		int limit = 100;
+		LimitSpec spec = LimitSpec.builder().limit(limit).window(Duration.ofMinutes(1)).algorithm(algorithm).build();
+		int threads = 8;
+		int attemptsPerThread = 40;
+		AtomicLong admitted = new AtomicLong();
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<?>> futures = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				futures.add(pool.submit(() -> {
+					start.await();
+					for (int i = 0; i < attemptsPerThread; i++) {
+						if (this.store.decide(this.bucket, "hot", List.of(spec), 1).allowed()) {
+							admitted.incrementAndGet();
+						}
+					}
+					return null;
+				}));
+			}
+			start.countDown();
+			for (Future<?> future : futures) {
+				future.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		assertThat(admitted.get()).isEqualTo(limit);
+		assertThat(this.store.peek(this.bucket, "hot", List.of(spec)).remaining()).isZero();
+	}
+
+	@Test
+	void badArgumentsAreRejectedWithAMessageNamingThem() {
+		LimitSpec spec = spec(Algorithm.TOKEN_BUCKET);
+		assertThatIllegalArgumentException().isThrownBy(() -> this.store.decide(this.bucket, "k", List.of(spec), 0))
+			.withMessageContaining("cost");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.store.decide(this.bucket, "k", List.of(spec), -5))
+			.withMessageContaining("-5");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.store.decide(this.bucket, null, List.of(spec), 1))
+			.withMessageContaining("key");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.store.decide(null, "k", List.of(spec), 1))
+			.withMessageContaining("bucket");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.store.decide(this.bucket, "k", List.of(), 1))
+			.withMessageContaining("limits");
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void unusualKeysAreKeptApart(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		String longKey = "x".repeat(10_000);
+		List<String> keys = List.of("{braces}", "}{", "a b", "line\nbreak", "tab\tand\u0000nul", "ünïcödé ✓", longKey,
+				longKey + "y", "", ":", "k:1", "k", "K");
+		for (String key : keys) {
+			assertThat(decide(key, spec, L).allowed()).as("first use of key %s", key.length()).isTrue();
+		}
+		for (String key : keys) {
+			assertThat(decide(key, spec, 1).allowed()).as("key exhausted %s", key.length()).isFalse();
+		}
+	}
+
+	private long admitted(LimitSpec spec, long attempts) {
+		long admitted = 0;
+		for (int i = 0; i < attempts; i++) {
+			if (decide(spec).allowed()) {
+				admitted++;
+			}
+		}
+		return admitted;
+	}
+
+}
