@@ -88,11 +88,21 @@ public final class Durations {
 	 * @return the text, e.g. {@code "1m"}
 	 */
 	public static String format(Duration duration) {
-		long nanos = duration.toNanos();
-		if (nanos % 1_000_000L != 0) {
-			return (nanos % 1000L == 0) ? (nanos / 1000L) + "us" : duration.toString();
+		int nanos = duration.getNano();
+		if (nanos % 1_000_000 != 0) {
+			if (nanos % 1000 == 0 && duration.getSeconds() < Long.MAX_VALUE / 1_000_000L
+					&& duration.getSeconds() > Long.MIN_VALUE / 1_000_000L) {
+				return (duration.getSeconds() * 1_000_000L + nanos / 1000) + "us";
+			}
+			return duration.toString();
 		}
-		long millis = nanos / 1_000_000L;
+		long millis;
+		try {
+			millis = Math.addExact(Math.multiplyExact(duration.getSeconds(), 1000L), nanos / 1_000_000);
+		}
+		catch (ArithmeticException ex) {
+			return duration.toString();
+		}
 		if (millis == 0) {
 			return "0ms";
 		}

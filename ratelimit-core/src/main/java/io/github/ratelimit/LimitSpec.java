@@ -32,6 +32,9 @@ public final class LimitSpec {
 
 	private static final long MIN_WINDOW_MICROS = 1000L;
 
+	/** Windows are handled in nanoseconds; a long holds about 292 years of them. */
+	private static final Duration MAX_WINDOW = Duration.ofDays(365L * 100);
+
 	private final long limit;
 
 	private final Duration window;
@@ -308,6 +311,10 @@ public final class LimitSpec {
 			}
 			if (window.isNegative() || window.isZero()) {
 				throw new IllegalArgumentException("window must be positive but was " + Durations.format(window));
+			}
+			if (window.compareTo(MAX_WINDOW) > 0) {
+				throw new IllegalArgumentException(
+						"window must be at most " + MAX_WINDOW.toDays() + "d but was " + Durations.format(window));
 			}
 			if (window.toNanos() < MIN_WINDOW_MICROS * 1000L) {
 				throw new IllegalArgumentException("window must be at least 1ms but was " + Durations.format(window));

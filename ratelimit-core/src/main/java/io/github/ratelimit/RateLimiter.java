@@ -122,7 +122,7 @@ public final class RateLimiter {
 				}
 				return decision;
 			}
-			if (!decision.retryable() || decision.retryAfterMicros() > left) {
+			if (!decision.retryable() || decision.retryAfterMicros() > left || queueOutlasts(decision, left)) {
 				throw new RateLimitExceededException(this.bucket, decision);
 			}
 			this.sleeper.sleepMicros(Math.max(1, decision.retryAfterMicros()));
@@ -153,6 +153,21 @@ public final class RateLimiter {
 	 */
 	public void reset(String key) {
 		this.store.reset(this.bucket, key, this.limits);
+	}
+
+	/**
+	 * A leaky bucket slot comes no sooner than its queue drains, however long the caller
+	 * waits first: when that is past the deadline, waiting cannot help.
+	 */
+	private static boolean queueOutlasts(Decision decision, long left) {
+		for (Decision limit : decision.limits()) {
+			LimitSpec spec = limit.spec();
+			if (!limit.allowed() && spec != null && spec.algorithm() == Algorithm.LEAKY_BUCKET
+					&& limit.resetAfterMicros() > left) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private static long toMicros(Duration duration) {

@@ -1,0 +1,119 @@
+package io.github.ratelimit.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.List;
+
+import io.github.ratelimit.LimitSpec;
+
+/**
+ * Builds the Redis keys of one decision: {@code <prefix>:{<bucket>:<key>}:<code><i>}.
+ * <p>
+ * The braces are a Redis Cluster hash tag: every key of one decision hashes to the same
+ * slot, so the script runs unchanged on a cluster. User-supplied parts never reach Redis
+ * raw: bytes outside a safe ASCII set (braces, {@code :}, {@code %}, spaces, control
+ * characters, non-ASCII) are percent-encoded, which is injective, and a part whose
+ * encoding is longer than {@value #MAX_PART_LENGTH} bytes is replaced by {@code #} and
+ * its SHA-256 digest ({@code #} is always encoded in raw parts, so a digest never equals
+ * a raw part).
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public final class RedisKeys {
+
+	/** Longest encoded bucket or key part stored as is. */
+	public static final int MAX_PART_LENGTH = 128;
+
+	private static final boolean[] SAFE = new boolean[128];
+
+	private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+	static {
+		String safe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~@/=+!*'(),;$&[]|^<>?";
+		for (int i = 0; i < safe.length(); i++) {
+			SAFE[safe.charAt(i)] = true;
+		}
+	}
+
+	private final String prefix;
+
+	/**
+	 * Creates keys under {@code prefix}.
+	 * @param prefix the key prefix, e.g. {@code rl}
+	 */
+	public RedisKeys(String prefix) {
+		if (prefix == null || prefix.isEmpty()) {
+			throw new IllegalArgumentException("key prefix must not be empty");
+		}
+		if (prefix.indexOf('{') >= 0 || prefix.indexOf('}') >= 0) {
+			throw new IllegalArgumentException("key prefix must not contain braces but was '" + prefix + "'");
+		}
+		this.prefix = prefix;
+	}
+
+	/**
+	 * Returns the keys of one decision, one per limit.
+	 * @param bucket the bucket name
+	 * @param key the key within the bucket
+	 * @param limits the limits
+	 * @return the Redis keys
+	 */
+	public String[] keys(String bucket, String key, List<LimitSpec> limits) {
+		String base = this.prefix + ":{" + encode(bucket) + ":" + encode(key) + "}:";
+		String[] keys = new String[limits.size()];
+		for (int i = 0; i < keys.length; i++) {
+			keys[i] = base + limits.get(i).algorithm().code() + i;
+		}
+		return keys;
+	}
+
+	/**
+	 * Encodes one user-supplied part: as is when safe and short, percent-encoded when it
+	 * holds unsafe characters, hashed when the encoding is too long.
+	 * @param part the bucket or key
+	 * @return the encoded part
+	 */
+	public static String encode(String part) {
+		if (part.length() <= MAX_PART_LENGTH && isSafe(part)) {
+			return part;
+		}
+		byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+		if (bytes.length > MAX_PART_LENGTH) {
+			return digest(bytes);
+		}
+		StringBuilder encoded = new StringBuilder(bytes.length * 3);
+		for (byte b : bytes) {
+			int c = b & 0xFF;
+			if (c < 128 && SAFE[c]) {
+				encoded.append((char) c);
+			}
+			else {
+				encoded.append('%').append(HEX[c >> 4]).append(HEX[c & 0xF]);
+			}
+		}
+		return (encoded.length() > MAX_PART_LENGTH) ? digest(bytes) : encoded.toString();
+	}
+
+	private static boolean isSafe(String part) {
+		for (int i = 0; i < part.length(); i++) {
+			char c = part.charAt(i);
+			if (c >= 128 || !SAFE[c]) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static String digest(byte[] bytes) {
+		try {
+			byte[] hash = MessageDigest.getInstance("SHA-256").digest(bytes);
+			return "#" + Base64.getUrlEncoder().withoutPadding().encodeToString(hash);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("SHA-256 is required by every Java platform", ex);
+		}
+	}
+
+}
