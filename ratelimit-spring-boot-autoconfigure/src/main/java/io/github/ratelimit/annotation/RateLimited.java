@@ -1,0 +1,141 @@
+package io.github.ratelimit.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Repeatable;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import io.github.ratelimit.Algorithm;
+
+/**
+ * Rate-limits a Spring bean method, or every public method of a class.
+ *
+ * <pre>{@code
+ * &#64;RateLimited(bucket = "login", key = "#username", limit = 5, window = "1m",
+ *              algorithm = Algorithm.SLIDING_LOG, refundWhen = "#result.successful")
+ * public Session login(String username, String password) { ... }
+ * }</pre>
+ *
+ * What the annotation sets is the code's default: {@code ratelimit.buckets.<bucket>.*} in
+ * configuration overrides it, and {@code ratelimit.defaults.*} fills what neither sets.
+ * Expressions are SpEL, parsed once at startup, with the method arguments by name,
+ * {@code #args}, {@code #method}, {@code #target}, {@code #request}, {@code #principal}
+ * and beans as {@code @name}. Repeat the annotation to apply several buckets; a call then
+ * passes only if every bucket allows it, and permits taken from the others are given back
+ * when one rejects.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+@Target({ ElementType.METHOD, ElementType.TYPE })
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Repeatable(RateLimited.List.class)
+public @interface RateLimited {
+
+	/**
+	 * The bucket name: the unit of configuration, metrics and the actuator endpoint.
+	 * Defaults to {@code <SimpleClassName>.<method>}.
+	 * @return the bucket name
+	 */
+	String bucket() default "";
+
+	/**
+	 * SpEL for the key within the bucket, e.g. {@code #username} or
+	 * {@code #request.remoteAddr}. Empty means one limit shared by every caller.
+	 * @return the key expression
+	 */
+	String key() default "";
+
+	/**
+	 * Permits per window; {@code 0} leaves it to configuration or the defaults.
+	 * @return the limit
+	 */
+	long limit() default 0;
+
+	/**
+	 * The window: {@code 500ms}, {@code 10s}, {@code 1m}, {@code 1h}, {@code 1d} or
+	 * ISO-8601. Empty leaves it to configuration or the defaults.
+	 * @return the window
+	 */
+	String window() default "";
+
+	/**
+	 * The algorithm (at most one); empty leaves it to configuration or the defaults.
+	 * @return the algorithm
+	 */
+	Algorithm[] algorithm() default {};
+
+	/**
+	 * Bucket capacity (token bucket, GCRA) or queue size (leaky bucket); {@code 0} means
+	 * the limit.
+	 * @return the burst
+	 */
+	long burst() default 0;
+
+	/**
+	 * SpEL for the permits one call takes; must evaluate to a whole number {@code >= 1}.
+	 * @return the cost expression
+	 */
+	String cost() default "1";
+
+	/**
+	 * SpEL returning the limit for this call, e.g. {@code @plans.limitFor(#apiKey)}; it
+	 * replaces {@link #limit()} per call.
+	 * @return the limit expression
+	 */
+	String limitExpression() default "";
+
+	/**
+	 * What to do when the limit is reached.
+	 * @return the behaviour
+	 */
+	OnLimit onLimit() default OnLimit.REJECT;
+
+	/**
+	 * Longest wait for {@link OnLimit#WAIT}, and longest leaky bucket delay accepted,
+	 * e.g. {@code 2s}. Empty means no wait (and, for leaky bucket, any delay).
+	 * @return the longest wait
+	 */
+	String maxWait() default "";
+
+	/**
+	 * Name of a method of the same bean, with the same parameters (optionally followed by
+	 * a {@code RateLimitExceededException}), called instead of throwing when rejected.
+	 * @return the fallback method name
+	 */
+	String fallbackMethod() default "";
+
+	/**
+	 * SpEL; when it evaluates to {@code true} the call is not limited (e.g. an
+	 * allowlisted client).
+	 * @return the skip condition
+	 */
+	String skipWhen() default "";
+
+	/**
+	 * SpEL evaluated after the call, with {@code #result} and {@code #exception}; when
+	 * {@code true} the permits are given back (e.g. only failed logins count). Not
+	 * supported with {@link Algorithm#LEAKY_BUCKET}.
+	 * @return the refund condition
+	 */
+	String refundWhen() default "";
+
+	/**
+	 * Holds repeated {@link RateLimited} annotations.
+	 */
+	@Target({ ElementType.METHOD, ElementType.TYPE })
+	@Retention(RetentionPolicy.RUNTIME)
+	@Documented
+	@interface List {
+
+		/**
+		 * The annotations.
+		 * @return the annotations
+		 */
+		RateLimited[] value();
+
+	}
+
+}

@@ -1,0 +1,7 @@
+/**
+ * The {@code @RateLimited} aspect and its expressions.
+ */
+@NullMarked
+package io.github.ratelimit.aop;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,471 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.spring.FailureMode;
+import io.github.ratelimit.spring.LimitMode;
+import io.github.ratelimit.spring.NullKeyPolicy;
+import io.github.ratelimit.web.HeadersMode;
+import io.github.ratelimit.web.MatchMode;
+
+/**
+ * Configuration of rate limiting, under {@code ratelimit}.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+@ConfigurationProperties("ratelimit")
+public class RateLimitProperties {
+
+	/**
+	 * Whether rate limiting is enabled. When false no limiter bean is created and
+	 * {@code @RateLimited} methods run unlimited.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Where limiter state lives: redis when a RedisConnectionFactory exists (auto),
+	 * always redis, or always in this JVM's memory.
+	 */
+	private StoreType store = StoreType.AUTO;
+
+	/**
+	 * Prefix of every Redis key.
+	 */
+	private String keyPrefix = "rl";
+
+	/**
+	 * What happens while the store fails: per-instance in-memory limits (fallback), allow
+	 * everything (open) or reject everything with 503 (closed).
+	 */
+	private FailureMode failureMode = FailureMode.FALLBACK;
+
+	/**
+	 * Which rate limit headers responses carry: the IETF draft's RateLimit-Policy and
+	 * RateLimit, the legacy X-RateLimit-*, both, or none.
+	 */
+	private HeadersMode headers = HeadersMode.DRAFT;
+
+	/**
+	 * What happens when a key expression evaluates to null: fail the call (error) or let
+	 * it through unlimited (skip).
+	 */
+	private NullKeyPolicy nullKey = NullKeyPolicy.ERROR;
+
+	/**
+	 * Limit settings used where neither a bucket's configuration nor its annotation sets
+	 * them.
+	 */
+	private final Limit defaults = new Limit(Algorithm.TOKEN_BUCKET, 100L, Duration.ofMinutes(1));
+
+	/**
+	 * Limits per bucket name. They override what a @RateLimited annotation or a filter
+	 * rule sets for the same bucket.
+	 */
+	private final Map<String, Bucket> buckets = new LinkedHashMap<>();
+
+	private final Filter filter = new Filter();
+
+	private final Redis redis = new Redis();
+
+	private final Memory memory = new Memory();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public StoreType getStore() {
+		return this.store;
+	}
+
+	public void setStore(StoreType store) {
+		this.store = store;
+	}
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public FailureMode getFailureMode() {
+		return this.failureMode;
+	}
+
+	public void setFailureMode(FailureMode failureMode) {
+		this.failureMode = failureMode;
+	}
+
+	public HeadersMode getHeaders() {
+		return this.headers;
+	}
+
+	public void setHeaders(HeadersMode headers) {
+		this.headers = headers;
+	}
+
+	public NullKeyPolicy getNullKey() {
+		return this.nullKey;
+	}
+
+	public void setNullKey(NullKeyPolicy nullKey) {
+		this.nullKey = nullKey;
+	}
+
+	public Limit getDefaults() {
+		return this.defaults;
+	}
+
+	public Map<String, Bucket> getBuckets() {
+		return this.buckets;
+	}
+
+	public Filter getFilter() {
+		return this.filter;
+	}
+
+	public Redis getRedis() {
+		return this.redis;
+	}
+
+	public Memory getMemory() {
+		return this.memory;
+	}
+
+	/**
+	 * Where limiter state lives.
+	 */
+	public enum StoreType {
+
+		/** Redis when a RedisConnectionFactory bean exists, memory otherwise. */
+		AUTO,
+
+		/** Redis; startup fails when there is no RedisConnectionFactory. */
+		REDIS,
+
+		/** This JVM's memory: limits are per instance. */
+		MEMORY
+
+	}
+
+	/**
+	 * Where Redis decisions read the time.
+	 */
+	public enum TimeSourceType {
+
+		/** Redis TIME: every instance agrees whatever its own clock says. */
+		REDIS,
+
+		/** This JVM's clock, passed to the script. */
+		LOCAL
+
+	}
+
+	/**
+	 * One limit. Unset fields come from the annotation, then from ratelimit.defaults.
+	 */
+	public static class Limit {
+
+		/**
+		 * The algorithm: fixed-window, sliding-log, sliding-window,
+		 * sliding-window-counter, token-bucket, leaky-bucket or gcra.
+		 */
+		private @Nullable Algorithm algorithm;
+
+		/**
+		 * Permits per window.
+		 */
+		private @Nullable Long limit;
+
+		/**
+		 * The window, e.g. 500ms, 10s, 1m, 1h, 1d.
+		 */
+		private @Nullable Duration window;
+
+		/**
+		 * Bucket capacity (token-bucket, gcra) or queue size (leaky-bucket). Defaults to
+		 * the limit.
+		 */
+		private @Nullable Long burst;
+
+		/**
+		 * Sub-windows of the sliding-window-counter algorithm. Defaults to 10.
+		 */
+		private @Nullable Integer segments;
+
+		public Limit() {
+		}
+
+		Limit(Algorithm algorithm, Long limit, Duration window) {
+			this.algorithm = algorithm;
+			this.limit = limit;
+			this.window = window;
+		}
+
+		public @Nullable Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(@Nullable Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public @Nullable Long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable Long limit) {
+			this.limit = limit;
+		}
+
+		public @Nullable Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(@Nullable Duration window) {
+			this.window = window;
+		}
+
+		public @Nullable Long getBurst() {
+			return this.burst;
+		}
+
+		public void setBurst(@Nullable Long burst) {
+			this.burst = burst;
+		}
+
+		public @Nullable Integer getSegments() {
+			return this.segments;
+		}
+
+		public void setSegments(@Nullable Integer segments) {
+			this.segments = segments;
+		}
+
+	}
+
+	/**
+	 * One bucket: a single limit, or several under limits.
+	 */
+	public static class Bucket extends Limit {
+
+		/**
+		 * Several limits, all enforced (e.g. 10 per second and 1000 per hour). Unset
+		 * fields of each come from the bucket's own settings.
+		 */
+		private final List<Limit> limits = new ArrayList<>();
+
+		/**
+		 * Whether rejections are enforced, or only counted and reported (shadow).
+		 */
+		private @Nullable LimitMode mode;
+
+		public List<Limit> getLimits() {
+			return this.limits;
+		}
+
+		public @Nullable LimitMode getMode() {
+			return this.mode;
+		}
+
+		public void setMode(@Nullable LimitMode mode) {
+			this.mode = mode;
+		}
+
+	}
+
+	/**
+	 * The servlet filter that limits URLs by rules.
+	 */
+	public static class Filter {
+
+		/**
+		 * Whether the filter is registered (when rules exist and the app is a servlet web
+		 * application).
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Order of the filter. The default runs after forwarded-header handling and
+		 * before Spring Security (-100), so floods are stopped before authentication
+		 * work.
+		 */
+		private int order = -110;
+
+		/**
+		 * Whether only the first matching rule applies, or all matching rules.
+		 */
+		private MatchMode match = MatchMode.FIRST;
+
+		/**
+		 * The rules, tried in order.
+		 */
+		private final List<Rule> rules = new ArrayList<>();
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getOrder() {
+			return this.order;
+		}
+
+		public void setOrder(int order) {
+			this.order = order;
+		}
+
+		public MatchMode getMatch() {
+			return this.match;
+		}
+
+		public void setMatch(MatchMode match) {
+			this.match = match;
+		}
+
+		public List<Rule> getRules() {
+			return this.rules;
+		}
+
+	}
+
+	/**
+	 * A filter rule: which requests, which bucket, which key. Limit fields set here are
+	 * the rule's own defaults, overridden by ratelimit.buckets.
+	 */
+	public static class Rule extends Limit {
+
+		/**
+		 * The bucket. Defaults to filter-<index of the rule>.
+		 */
+		private @Nullable String bucket;
+
+		/**
+		 * Path patterns (Spring's PathPattern syntax, e.g. /api/**); empty matches every
+		 * path.
+		 */
+		private final List<String> paths = new ArrayList<>();
+
+		/**
+		 * HTTP methods; empty matches every method.
+		 */
+		private final List<String> methods = new ArrayList<>();
+
+		/**
+		 * SpEL for the key, with #request (the HttpServletRequest) and beans as @name,
+		 * e.g. #request.remoteAddr. Empty means one limit shared by every client.
+		 */
+		private String key = "";
+
+		/**
+		 * SpEL for the permits a request takes. Defaults to 1.
+		 */
+		private String cost = "1";
+
+		public @Nullable String getBucket() {
+			return this.bucket;
+		}
+
+		public void setBucket(@Nullable String bucket) {
+			this.bucket = bucket;
+		}
+
+		public List<String> getPaths() {
+			return this.paths;
+		}
+
+		public List<String> getMethods() {
+			return this.methods;
+		}
+
+		public String getKey() {
+			return this.key;
+		}
+
+		public void setKey(String key) {
+			this.key = key;
+		}
+
+		public String getCost() {
+			return this.cost;
+		}
+
+		public void setCost(String cost) {
+			this.cost = cost;
+		}
+
+	}
+
+	/**
+	 * The Redis store.
+	 */
+	public static class Redis {
+
+		/**
+		 * Longest a decision waits for Redis before the failure mode applies.
+		 */
+		private Duration timeout = Duration.ofMillis(100);
+
+		/**
+		 * Where decisions read the time: Redis TIME, which every instance shares, or this
+		 * JVM's clock.
+		 */
+		private TimeSourceType timeSource = TimeSourceType.REDIS;
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
+
+		public TimeSourceType getTimeSource() {
+			return this.timeSource;
+		}
+
+		public void setTimeSource(TimeSourceType timeSource) {
+			this.timeSource = timeSource;
+		}
+
+	}
+
+	/**
+	 * The in-memory store.
+	 */
+	public static class Memory {
+
+		/**
+		 * Most keys held at once; beyond it, the least used keys are evicted, so rotating
+		 * keys cannot exhaust the heap.
+		 */
+		private long maxKeys = 1_000_000L;
+
+		public long getMaxKeys() {
+			return this.maxKeys;
+		}
+
+		public void setMaxKeys(long maxKeys) {
+			this.maxKeys = maxKeys;
+		}
+
+	}
+
+}

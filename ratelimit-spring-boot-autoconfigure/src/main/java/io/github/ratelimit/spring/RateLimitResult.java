@@ -1,0 +1,29 @@
+package io.github.ratelimit.spring;
+
+import java.util.List;
+
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.LimitSpec;
+
+/**
+ * One decision for one bucket and key, with what became of the request.
+ *
+ * @param bucket the bucket
+ * @param key the key within the bucket
+ * @param limits the limits enforced for this call (the bucket's, or per-call ones)
+ * @param decision the store's decision
+ * @param outcome what became of the request
+ * @author ratelimit-spring-boot-starter authors
+ */
+public record RateLimitResult(BucketDefinition bucket, String key, List<LimitSpec> limits, Decision decision,
+		Outcome outcome) {
+
+	/**
+	 * Returns whether the request may proceed (allowed, or rejected in shadow mode).
+	 * @return {@code true} when it may proceed
+	 */
+	public boolean proceeds() {
+		return this.outcome.proceeds();
+	}
+
+}
