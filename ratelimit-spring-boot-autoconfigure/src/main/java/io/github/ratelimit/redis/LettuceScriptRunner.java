@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
@@ -79,12 +80,24 @@ final class LettuceScriptRunner implements AutoCloseable {
 	 * @return the script's reply
 	 */
 	CompletableFuture<List<Object>> run(String[] keys, String[] args) {
-		return connection().thenCompose((c) -> evalsha(c, keys, args).exceptionallyCompose((ex) -> {
+		return connection().thenCompose((c) -> {
+			if (!c.connection.isOpen()) {
+				// Lettuce would queue the command until it reconnects and then run it,
+				// taking
+				// permits for a caller that has long given up: fail now instead.
+				return CompletableFuture.failedFuture(new RedisConnectionException("Redis connection is down"));
+			}
+			return evalshaWithReload(c, keys, args);
+		});
+	}
+
+	private CompletableFuture<List<Object>> evalshaWithReload(Connection c, String[] keys, String[] args) {
+		return evalsha(c, keys, args).exceptionallyCompose((ex) -> {
 			if (unwrap(ex) instanceof RedisNoScriptException) {
 				return c.commands.scriptLoad(this.script.source()).thenCompose((sha) -> evalsha(c, keys, args));
 			}
 			return CompletableFuture.failedFuture(ex);
-		})).toCompletableFuture();
+		}).toCompletableFuture();
 	}
 
 	private CompletionStage<List<Object>> evalsha(Connection connection, String[] keys, String[] args) {

@@ -1,0 +1,45 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.github.ratelimit.ManualTimeSource;
+import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.RateLimitStoreContractTests;
+import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+
+/**
+ * The whole contract suite, multi-limit and concurrency cases included, against
+ * {@link RedisRateLimitStore} on a real 3-master Redis Cluster: the hash tag keeps every
+ * key of a decision in one slot, so no call fails with {@code CROSSSLOT}.
+ */
+class RedisClusterRateLimitStoreTests extends RateLimitStoreContractTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = RedisServerExtension.cluster();
+
+	private static RedisClusterClient client;
+
+	@BeforeAll
+	static void connect() {
+		List<RedisURI> nodes = redis.nodes().stream().map((node) -> RedisURI.create("redis://" + node)).toList();
+		client = RedisClusterClient.create(nodes);
+	}
+
+	@AfterAll
+	static void disconnect() {
+		client.shutdown();
+	}
+
+	@Override
+	protected RateLimitStore createStore(ManualTimeSource time) {
+		return RedisRateLimitStore.builder(client).timeSource(time).timeout(Duration.ofSeconds(5)).build();
+	}
+
+}
