@@ -6,7 +6,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 
-import io.github.ratelimit.autoconfigure.RateLimitProperties.StoreType;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
@@ -22,9 +21,7 @@ class MemoryStoreConfiguration {
 	@Bean
 	@Conditional(StoreCondition.Memory.class)
 	InMemoryRateLimitStore rateLimitStore(RateLimitProperties properties) {
-		if (properties.getStore() == StoreType.REDIS) {
-			throw new IllegalStateException("unreachable: memory store with ratelimit.store=redis");
-		}
+		RateLimitPropertiesValidator.validate(properties);
 		return InMemoryRateLimitStore.builder().maxKeys(properties.getMemory().getMaxKeys()).build();
 	}
 

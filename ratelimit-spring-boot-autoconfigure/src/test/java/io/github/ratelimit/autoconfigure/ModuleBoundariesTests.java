@@ -1,0 +1,82 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.util.List;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The package rules of STYLE.md: the integrations ({@code redis}, {@code web},
+ * {@code aop}, {@code actuate}, {@code metrics}, {@code failover}) never import each
+ * other and meet only in {@code autoconfigure}, the only package that may use Spring
+ * Boot's auto-configuration API.
+ */
+class ModuleBoundariesTests {
+
+	private static final List<String> INTEGRATIONS = List.of("redis", "web", "aop", "actuate", "metrics", "failover");
+
+	private static JavaClasses classes;
+
+	@BeforeAll
+	static void importMainClasses() {
+		classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+			.importPackages("io.github.ratelimit");
+	}
+
+	@Test
+	void mainClassesOfTheModuleAreImported() {
+		assertThat(classes.contain("io.github.ratelimit.redis.RedisRateLimitStore")).isTrue();
+		assertThat(classes.contain("io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration")).isTrue();
+	}
+
+	@Test
+	void integrationsDoNotImportEachOther() {
+		for (String from : INTEGRATIONS) {
+			for (String to : INTEGRATIONS) {
+				if (!from.equals(to) && classes.containPackage("io.github.ratelimit." + from)) {
+					noClasses().that()
+						.resideInAPackage("io.github.ratelimit." + from + "..")
+						.should()
+						.dependOnClassesThat()
+						.resideInAPackage("io.github.ratelimit." + to + "..")
+						.check(classes);
+				}
+			}
+		}
+	}
+
+	@Test
+	void onlyAutoconfigureUsesSpringBootAutoConfiguration() {
+		noClasses().that()
+			.resideOutsideOfPackage("io.github.ratelimit.autoconfigure..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("org.springframework.boot.autoconfigure..")
+			.allowEmptyShould(false)
+			.check(classes);
+	}
+
+	@Test
+	void theSharedPackagesDoNotDependOnIntegrations() {
+		for (String shared : List.of("spring", "annotation")) {
+			noClasses().that()
+				.resideInAPackage("io.github.ratelimit." + shared + "..")
+				.should()
+				.dependOnClassesThat()
+				.resideInAnyPackage(
+						INTEGRATIONS.stream().map((p) -> "io.github.ratelimit." + p + "..").toArray(String[]::new))
+				.orShould()
+				.dependOnClassesThat()
+				.resideInAPackage("io.github.ratelimit.autoconfigure..")
+				.allowEmptyShould(false)
+				.check(classes);
+		}
+	}
+
+}

@@ -1,0 +1,252 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.lang.reflect.Method;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.redis.RedisRateLimitStore;
+import io.github.ratelimit.spring.BucketDefinition;
+import io.github.ratelimit.spring.BucketRegistry;
+import io.github.ratelimit.spring.BucketSource;
+import io.github.ratelimit.spring.LimitMode;
+import io.github.ratelimit.spring.RateLimitService;
+import io.github.ratelimit.spring.RateLimiters;
+import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Conditions and validation of {@link RateLimitAutoConfiguration}.
+ */
+class RateLimitAutoConfigurationTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class));
+
+	private ApplicationContextRunner withRedis() {
+		return this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port());
+	}
+
+	@Test
+	void withoutRedisOnTheClasspathTheMemoryStoreIsUsed() {
+		this.runner.withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class.getPackageName()))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(InMemoryRateLimitStore.class);
+				assertThat(context).hasSingleBean(RateLimitService.class);
+				assertThat(context).hasSingleBean(RateLimiters.class);
+			});
+	}
+
+	@Test
+	void withoutARedisConnectionFactoryTheMemoryStoreIsUsed() {
+		this.runner.run((context) -> assertThat(context).hasSingleBean(InMemoryRateLimitStore.class)
+			.doesNotHaveBean(RedisRateLimitStore.class));
+	}
+
+	@Test
+	void withARedisConnectionFactoryAutoUsesRedis() {
+		withRedis().run((context) -> {
+			assertThat(context).hasSingleBean(RedisRateLimitStore.class).doesNotHaveBean(InMemoryRateLimitStore.class);
+			RateLimitStore store = context.getBean(RateLimitStore.class);
+			List<LimitSpec> limits = List.of(LimitSpec.of(2, "1m", Algorithm.FIXED_WINDOW));
+			assertThat(store.decide("auto", "k", limits, 2).allowed()).isTrue();
+			assertThat(store.decide("auto", "k", limits, 1).allowed()).isFalse();
+		});
+	}
+
+	@Test
+	void storeMemoryWinsEvenWhenRedisIsPresent() {
+		withRedis().withPropertyValues("ratelimit.store=memory")
+			.run((context) -> assertThat(context).hasSingleBean(InMemoryRateLimitStore.class)
+				.doesNotHaveBean(RedisRateLimitStore.class));
+	}
+
+	@Test
+	void storeRedisWithoutRedisFailsNamingTheProperty() {
+		this.runner.withPropertyValues("ratelimit.store=redis").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("ratelimit.store")
+				.hasMessageContaining("RedisConnectionFactory")
+				.hasMessageContaining("ratelimit.store=memory");
+		});
+	}
+
+	@Test
+	void storeRedisWithRedisUsesRedis() {
+		withRedis().withPropertyValues("ratelimit.store=redis", "ratelimit.key-prefix=custom")
+			.run((context) -> assertThat(context).hasSingleBean(RedisRateLimitStore.class));
+	}
+
+	@Test
+	void disabledCreatesNoBeans() {
+		withRedis().withPropertyValues("ratelimit.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(RateLimitStore.class)
+				.doesNotHaveBean(RateLimitService.class)
+				.doesNotHaveBean(BucketRegistry.class));
+	}
+
+	@Test
+	void aUserStoreIsUsedInsteadOfOurs() {
+		InMemoryRateLimitStore own = InMemoryRateLimitStore.create();
+		withRedis().withBean("myStore", RateLimitStore.class, () -> own).run((context) -> {
+			assertThat(context).hasSingleBean(RateLimitStore.class);
+			assertThat(context.getBean(RateLimitService.class).store()).isSameAs(own);
+		});
+	}
+
+	@Test
+	void aUserBucketRegistryIsUsedInsteadOfOurs() {
+		BucketRegistry own = new BucketRegistry(io.github.ratelimit.spring.LimitSettings.NONE, java.util.Map.of());
+		this.runner.withBean(BucketRegistry.class, () -> own)
+			.run((context) -> assertThat(context.getBean(BucketRegistry.class)).isSameAs(own));
+	}
+
+	@Test
+	void everyBeanCanBeReplacedByTheUser() {
+		for (Class<?> configuration : List.of(RateLimitAutoConfiguration.class, RedisStoreConfiguration.class,
+				MemoryStoreConfiguration.class)) {
+			for (Method method : configuration.getDeclaredMethods()) {
+				if (AnnotatedElementUtils.hasAnnotation(method, Bean.class)
+						&& !method.getName().equals("rateLimitStoreWithoutRedis")) {
+					boolean overridable = AnnotatedElementUtils.hasAnnotation(method, ConditionalOnMissingBean.class)
+							|| AnnotatedElementUtils.hasAnnotation(configuration, ConditionalOnMissingBean.class);
+					assertThat(overridable)
+						.as("%s.%s is @ConditionalOnMissingBean", configuration.getSimpleName(), method.getName())
+						.isTrue();
+				}
+			}
+		}
+	}
+
+	@Test
+	void configuredBucketsAreResolvedWithDefaultsFillingTheGaps() {
+		this.runner
+			.withPropertyValues("ratelimit.defaults.algorithm=gcra", "ratelimit.defaults.limit=7",
+					"ratelimit.defaults.window=10s", "ratelimit.buckets.login.algorithm=sliding-log",
+					"ratelimit.buckets.login.limit=5", "ratelimit.buckets.login.window=1m",
+					"ratelimit.buckets.api.limits[0].limit=10", "ratelimit.buckets.api.limits[0].window=1s",
+					"ratelimit.buckets.api.limits[1].limit=1000", "ratelimit.buckets.api.limits[1].window=1h",
+					"ratelimit.buckets.search.mode=shadow", "ratelimit.buckets.search.limit=50")
+			.run((context) -> {
+				BucketRegistry registry = context.getBean(BucketRegistry.class);
+				BucketDefinition login = registry.find("login");
+				assertThat(login.limits()).containsExactly(LimitSpec.of(5, "1m", Algorithm.SLIDING_LOG));
+				assertThat(login.source()).isEqualTo(BucketSource.CONFIGURATION);
+				assertThat(registry.find("api").limits()).containsExactly(LimitSpec.of(10, "1s", Algorithm.GCRA),
+						LimitSpec.of(1000, "1h", Algorithm.GCRA));
+				BucketDefinition search = registry.find("search");
+				assertThat(search.mode()).isEqualTo(LimitMode.SHADOW);
+				assertThat(search.limits()).containsExactly(LimitSpec.of(50, "10s", Algorithm.GCRA));
+				assertThat(registry.find("unknown")).isNull();
+			});
+	}
+
+	@Test
+	void configurationOverridesTheCodeAndDefaultsFillTheRest() {
+		this.runner.withPropertyValues("ratelimit.buckets.login.limit=3").run((context) -> {
+			BucketRegistry registry = context.getBean(BucketRegistry.class);
+			BucketDefinition login = registry.register("login",
+					new io.github.ratelimit.spring.LimitSettings(Algorithm.SLIDING_LOG, 5L,
+							java.time.Duration.ofMinutes(2), null, null),
+					BucketSource.ANNOTATION, "@RateLimited on Login.login()");
+			assertThat(login.limits()).containsExactly(LimitSpec.of(3, "2m", Algorithm.SLIDING_LOG));
+		});
+	}
+
+	@Test
+	void aNegativeBucketLimitFailsStartupNamingTheProperty() {
+		assertStartupFailure("ratelimit.buckets.login.limit=-5", "ratelimit.buckets.login.limit", "-5");
+	}
+
+	@Test
+	void aZeroWindowFailsStartupNamingTheProperty() {
+		assertStartupFailure("ratelimit.buckets.login.window=0s", "ratelimit.buckets.login.window", "must be positive");
+	}
+
+	@Test
+	void aZeroBurstFailsStartupNamingTheProperty() {
+		assertStartupFailure("ratelimit.buckets.api.burst=0", "ratelimit.buckets.api.burst", "must be positive");
+	}
+
+	@Test
+	void anInvalidSecondLimitFailsStartupNamingItsIndex() {
+		assertStartupFailure("ratelimit.buckets.api.limits[0].limit=10", "ratelimit.buckets.api.limits[1].limit=0",
+				"ratelimit.buckets.api.limits[1].limit");
+	}
+
+	@Test
+	void anUnknownAlgorithmFailsStartupNamingTheProperty() {
+		assertStartupFailure("ratelimit.buckets.api.algorithm=leaky", "ratelimit.buckets.api.algorithm", "leaky");
+	}
+
+	@Test
+	void anUnparseableWindowFailsStartupNamingTheProperty() {
+		assertStartupFailure("ratelimit.buckets.api.window=soon", "ratelimit.buckets.api.window", "soon");
+	}
+
+	@Test
+	void invalidDefaultsFailStartupNamingTheProperty() {
+		assertStartupFailure("ratelimit.defaults.limit=0", "ratelimit.defaults.limit", "must be positive");
+	}
+
+	@Test
+	void aZeroRedisTimeoutFailsStartupNamingTheProperty() {
+		assertStartupFailure("ratelimit.redis.timeout=0ms", "ratelimit.redis.timeout", "must be positive");
+	}
+
+	@Test
+	void aKeyPrefixWithBracesFailsStartupNamingTheProperty() {
+		assertStartupFailure("ratelimit.key-prefix=rl{x}", "ratelimit.key-prefix", "braces");
+	}
+
+	@Test
+	void zeroMaxKeysFailsStartupNamingTheProperty() {
+		assertStartupFailure("ratelimit.memory.max-keys=0", "ratelimit.memory.max-keys", "at least 1");
+	}
+
+	@Test
+	void anUnknownStoreTypeFailsStartupNamingTheProperty() {
+		assertStartupFailure("ratelimit.store=cassandra", "ratelimit.store", "cassandra");
+	}
+
+	private void assertStartupFailure(String... propertiesThenExpectedFragments) {
+		List<String> properties = java.util.Arrays.stream(propertiesThenExpectedFragments)
+			.filter((p) -> p.contains("="))
+			.toList();
+		List<String> fragments = java.util.Arrays.stream(propertiesThenExpectedFragments)
+			.filter((p) -> !p.contains("="))
+			.toList();
+		this.runner.withPropertyValues(properties.toArray(new String[0])).run((context) -> {
+			assertThat(context).hasFailed();
+			Throwable failure = context.getStartupFailure();
+			StringBuilder messages = new StringBuilder();
+			for (Throwable t = failure; t != null; t = t.getCause()) {
+				messages.append(t.getMessage()).append('\n');
+			}
+			for (String fragment : fragments) {
+				assertThat(messages.toString()).contains(fragment);
+			}
+		});
+	}
+
+}
