@@ -1,5 +1,7 @@
 package io.github.ratelimit.store;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A store could not make a decision: unreachable, timed out, or answered with an error.
  * The failure-mode layer catches this type to fall back, allow or reject.
@@ -15,10 +17,10 @@ public class RateLimitStoreException extends RuntimeException {
 	/**
 	 * Creates an exception.
 	 * @param message what failed, naming the store
-	 * @param cause the underlying failure
+	 * @param cause the underlying failure, if any
 	 * @param timeout whether the store did not answer in time
 	 */
-	public RateLimitStoreException(String message, Throwable cause, boolean timeout) {
+	public RateLimitStoreException(String message, @Nullable Throwable cause, boolean timeout) {
 		super(message, cause);
 		this.timeout = timeout;
 	}

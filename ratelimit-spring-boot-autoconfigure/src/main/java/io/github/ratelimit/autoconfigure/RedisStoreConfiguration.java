@@ -14,12 +14,15 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.github.ratelimit.TimeSource;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.TimeSourceType;
+import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 /**
  * The Redis store, on the application's {@link RedisConnectionFactory} (which must be
- * Lettuce, Spring Boot's default client).
+ * Lettuce, Spring Boot's default client), behind a circuit breaker that applies
+ * {@code ratelimit.failure-mode} while Redis fails.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(name = { "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory",
@@ -33,7 +36,8 @@ class RedisStoreConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(RateLimitStore.class)
-	RedisRateLimitStore rateLimitStore(RedisConnectionFactory redisConnectionFactory, RateLimitProperties properties) {
+	FailoverRateLimitStore rateLimitStore(RedisConnectionFactory redisConnectionFactory,
+			RateLimitProperties properties) {
 		RateLimitPropertiesValidator.validate(properties);
 		if (!(redisConnectionFactory instanceof LettuceConnectionFactory lettuce)) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.store", properties.getStore(),
@@ -51,7 +55,10 @@ class RedisStoreConfiguration {
 			.timeSource((redis.getTimeSource() == TimeSourceType.LOCAL) ? TimeSource.system() : null)
 			.build();
 		store.start(STARTUP_WAIT);
-		return store;
+		InMemoryRateLimitStore fallback = InMemoryRateLimitStore.builder()
+			.maxKeys(properties.getMemory().getMaxKeys())
+			.build();
+		return new FailoverRateLimitStore(store, fallback, properties.getFailureMode());
 	}
 
 }

@@ -17,6 +17,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 import io.github.ratelimit.spring.BucketDefinition;
 import io.github.ratelimit.spring.BucketRegistry;
@@ -59,13 +60,14 @@ class RateLimitAutoConfigurationTests {
 	@Test
 	void withoutARedisConnectionFactoryTheMemoryStoreIsUsed() {
 		this.runner.run((context) -> assertThat(context).hasSingleBean(InMemoryRateLimitStore.class)
-			.doesNotHaveBean(RedisRateLimitStore.class));
+			.doesNotHaveBean(FailoverRateLimitStore.class));
 	}
 
 	@Test
 	void withARedisConnectionFactoryAutoUsesRedis() {
 		withRedis().run((context) -> {
-			assertThat(context).hasSingleBean(RedisRateLimitStore.class).doesNotHaveBean(InMemoryRateLimitStore.class);
+			assertThat(context).hasSingleBean(RateLimitStore.class).doesNotHaveBean(InMemoryRateLimitStore.class);
+			assertThat(context.getBean(FailoverRateLimitStore.class).primary()).isInstanceOf(RedisRateLimitStore.class);
 			RateLimitStore store = context.getBean(RateLimitStore.class);
 			List<LimitSpec> limits = List.of(LimitSpec.of(2, "1m", Algorithm.FIXED_WINDOW));
 			assertThat(store.decide("auto", "k", limits, 2).allowed()).isTrue();
@@ -77,7 +79,7 @@ class RateLimitAutoConfigurationTests {
 	void storeMemoryWinsEvenWhenRedisIsPresent() {
 		withRedis().withPropertyValues("ratelimit.store=memory")
 			.run((context) -> assertThat(context).hasSingleBean(InMemoryRateLimitStore.class)
-				.doesNotHaveBean(RedisRateLimitStore.class));
+				.doesNotHaveBean(FailoverRateLimitStore.class));
 	}
 
 	@Test
@@ -94,7 +96,8 @@ class RateLimitAutoConfigurationTests {
 	@Test
 	void storeRedisWithRedisUsesRedis() {
 		withRedis().withPropertyValues("ratelimit.store=redis", "ratelimit.key-prefix=custom")
-			.run((context) -> assertThat(context).hasSingleBean(RedisRateLimitStore.class));
+			.run((context) -> assertThat(context.getBean(FailoverRateLimitStore.class).primary())
+				.isInstanceOf(RedisRateLimitStore.class));
 	}
 
 	@Test
