@@ -11,8 +11,8 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code POST /login} as a form or as JSON: 200 for alice / correct-horse, 401 for a wrong
- * password, 429 after 5 failures for one username within a minute.
+ * {@code POST /login} as a form or as JSON: 200 for alice / correct-horse, 401 for a
+ * wrong password, 429 after 5 failures for one username within a minute.
  */
 @RestController
 class LoginController {

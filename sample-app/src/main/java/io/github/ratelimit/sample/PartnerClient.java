@@ -8,8 +8,9 @@ import io.github.ratelimit.annotation.OnLimit;
 import io.github.ratelimit.annotation.RateLimited;
 
 /**
- * Calls a (pretend) third-party API that allows 2 calls per second across all our instances:
- * one global limit, no key. Callers wait for a permit, up to 3 seconds, instead of failing.
+ * Calls a (pretend) third-party API that allows 2 calls per second across all our
+ * instances: one global limit, no key. Callers wait for a permit, up to 3 seconds,
+ * instead of failing.
  */
 @Component
 class PartnerClient {

@@ -6,8 +6,8 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET /api/partner}: waits for the partner's quota ({@link PartnerClient}) and says how
- * long it waited.
+ * {@code GET /api/partner}: waits for the partner's quota ({@link PartnerClient}) and
+ * says how long it waited.
  */
 @RestController
 class PartnerController {

@@ -7,8 +7,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Component;
 
 /**
- * The demo API keys and their plans: {@code demo-free} may call {@code /api/reports} 5 times
- * a minute, {@code demo-premium} 50 times (10x).
+ * The demo API keys and their plans: {@code demo-free} may call {@code /api/reports} 5
+ * times a minute, {@code demo-premium} 50 times (10x).
  */
 @Component("plans")
 public class Plans {

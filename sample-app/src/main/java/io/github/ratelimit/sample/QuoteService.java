@@ -10,8 +10,8 @@ import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.annotation.RateLimited;
 
 /**
- * A costly quote computation, 3 per 10 seconds for everyone; past that, callers get a cached
- * quote from the fallback method instead of an error.
+ * A costly quote computation, 3 per 10 seconds for everyone; past that, callers get a
+ * cached quote from the fallback method instead of an error.
  */
 @Service
 class QuoteService {

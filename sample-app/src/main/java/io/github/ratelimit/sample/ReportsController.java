@@ -14,8 +14,8 @@ import org.springframework.web.bind.annotation.RestController;
 import io.github.ratelimit.annotation.RateLimited;
 
 /**
- * {@code GET /api/reports}: limited per {@code X-Api-Key}, with the limit of the key's plan
- * ({@link Plans}). Calls without a key are not limited here; they get 401.
+ * {@code GET /api/reports}: limited per {@code X-Api-Key}, with the limit of the key's
+ * plan ({@link Plans}). Calls without a key are not limited here; they get 401.
  */
 @RestController
 class ReportsController {
@@ -29,7 +29,8 @@ class ReportsController {
 	@GetMapping("/api/reports")
 	@RateLimited(bucket = "reports", key = "#apiKey", limitExpression = "@plans.limitFor(#apiKey)",
 			skipWhen = "#apiKey == null")
-	ResponseEntity<Map<String, Object>> reports(@RequestHeader(name = "X-Api-Key", required = false) @Nullable String apiKey) {
+	ResponseEntity<Map<String, Object>> reports(
+			@RequestHeader(name = "X-Api-Key", required = false) @Nullable String apiKey) {
 		if (!this.plans.isKnown(apiKey)) {
 			return ResponseEntity.status(HttpStatus.UNAUTHORIZED).body(Map.of("error", "unknown or missing X-Api-Key"));
 		}

@@ -10,9 +10,9 @@ import org.springframework.web.bind.annotation.RestController;
 import io.github.ratelimit.annotation.RateLimited;
 
 /**
- * {@code GET /api/search}: bucket {@code search} runs in shadow mode ({@code application.yml}):
- * requests over the limit are counted and reported in headers, never rejected. Switch it on
- * with {@code --ratelimit.buckets.search.mode=enforce}.
+ * {@code GET /api/search}: bucket {@code search} runs in shadow mode
+ * ({@code application.yml}): requests over the limit are counted and reported in headers,
+ * never rejected. Switch it on with {@code --ratelimit.buckets.search.mode=enforce}.
  */
 @RestController
 class SearchController {
