@@ -1,0 +1,378 @@
+package io.github.ratelimit.web;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.expression.Expression;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+import org.springframework.web.util.pattern.PatternParseException;
+
+import io.github.ratelimit.spring.BucketDefinition;
+import io.github.ratelimit.spring.NullKeyPolicy;
+import io.github.ratelimit.spring.RateLimitExpressions;
+
+/**
+ * One parsed {@code ratelimit.filter.rules[i]} entry: which requests it applies to (path
+ * patterns and HTTP methods), which bucket limits them, and the SpEL for the key and the
+ * cost. Everything is parsed and validated when the rule is built, so a bad rule fails
+ * startup with a message naming the property; per request only matching and evaluation
+ * remain.
+ * <p>
+ * Expressions see the request as {@code #request} and beans as {@code @name}. A rule with
+ * {@code GET} also matches {@code HEAD}, as Spring MVC serves {@code HEAD} with the
+ * {@code GET} handler: otherwise {@code HEAD} would be a way around the limit.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public final class FilterRule {
+
+	private static final List<String> KNOWN_METHODS = Arrays.stream(HttpMethod.values()).map(HttpMethod::name).toList();
+
+	private final String name;
+
+	private final BucketDefinition bucket;
+
+	private final List<PathPattern> paths;
+
+	private final Set<String> methods;
+
+	private final @Nullable Expression key;
+
+	private final @Nullable Expression cost;
+
+	private final long constantCost;
+
+	private final NullKeyPolicy nullKeyPolicy;
+
+	private final RateLimitExpressions expressions;
+
+	private final AtomicBoolean nullKeyReported = new AtomicBoolean();
+
+	private FilterRule(Builder builder, RateLimitExpressions expressions) {
+		this.name = builder.name;
+		this.bucket = builder.bucket;
+		this.expressions = expressions;
+		this.nullKeyPolicy = builder.nullKeyPolicy;
+		this.paths = parsePaths(builder.name, builder.paths);
+		this.methods = parseMethods(builder.name, builder.methods);
+		this.key = builder.key.isBlank() ? null : expressions.parse(builder.key, builder.name + ".key");
+		Long literalCost = parseLong(builder.cost.trim());
+		if (literalCost != null) {
+			this.cost = null;
+			this.constantCost = requireValidCost(literalCost, builder.name, builder.cost);
+		}
+		else {
+			this.cost = expressions.parse(builder.cost, builder.name + ".cost");
+			this.constantCost = 0;
+		}
+	}
+
+	/**
+	 * Starts a builder.
+	 * @param name where the rule is configured, for messages, e.g.
+	 * {@code ratelimit.filter.rules[0]}
+	 * @param bucket the bucket that limits matching requests
+	 * @return a new builder
+	 */
+	public static Builder builder(String name, BucketDefinition bucket) {
+		return new Builder(name, bucket);
+	}
+
+	/**
+	 * Returns where the rule is configured, e.g. {@code ratelimit.filter.rules[0]}.
+	 * @return the name
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/**
+	 * Returns the bucket that limits matching requests.
+	 * @return the bucket
+	 */
+	public BucketDefinition bucket() {
+		return this.bucket;
+	}
+
+	/**
+	 * Returns what happens when the key expression evaluates to {@code null}.
+	 * @return the policy
+	 */
+	public NullKeyPolicy nullKeyPolicy() {
+		return this.nullKeyPolicy;
+	}
+
+	/**
+	 * Returns whether the rule looks at the path at all, so the filter parses the path
+	 * only when some rule needs it.
+	 * @return {@code true} when path patterns are set
+	 */
+	public boolean hasPaths() {
+		return !this.paths.isEmpty();
+	}
+
+	/**
+	 * Returns whether the rule applies to a request.
+	 * @param method the HTTP method, e.g. {@code GET}
+	 * @param path the path within the application (without the context path), or
+	 * {@code null} when {@link #hasPaths()} is {@code false}
+	 * @return {@code true} when the method and the path match
+	 */
+	public boolean matches(String method, @Nullable PathContainer path) {
+		if (!this.methods.isEmpty() && !this.methods.contains(method.toUpperCase(Locale.ROOT))) {
+			return false;
+		}
+		if (this.paths.isEmpty()) {
+			return true;
+		}
+		if (path == null) {
+			return false;
+		}
+		for (PathPattern pattern : this.paths) {
+			if (pattern.matches(path)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Evaluates the key for a request.
+	 * @param request the request
+	 * @return the key, {@code ""} for a rule without a key expression (one limit shared
+	 * by every client), or {@code null} when the expression evaluates to {@code null}
+	 */
+	public @Nullable String key(HttpServletRequest request) {
+		if (this.key == null) {
+			return "";
+		}
+		Object value = this.expressions.evaluate(this.key, context(request), this.name + ".key");
+		return (value != null) ? value.toString() : null;
+	}
+
+	/**
+	 * Evaluates the permits a request takes.
+	 * @param request the request
+	 * @return the cost, at least 1
+	 * @throws IllegalStateException naming the property when the expression does not give
+	 * a whole number of at least 1
+	 */
+	public long cost(HttpServletRequest request) {
+		if (this.cost == null) {
+			return this.constantCost;
+		}
+		Object value = this.expressions.evaluate(this.cost, context(request), this.name + ".cost");
+		Long cost = toLong(value);
+		if (cost == null) {
+			throw new IllegalStateException(this.name + ".cost '" + this.cost.getExpressionString()
+					+ "' must evaluate to a whole number of at least 1 but gave " + value);
+		}
+		return requireValidCost(cost, this.name, this.cost.getExpressionString());
+	}
+
+	/**
+	 * Returns {@code true} the first time it is called, so that a null key is logged at
+	 * WARN once per rule rather than once per request (which a client could use to flood
+	 * the log).
+	 * @return whether this is the first null key of this rule
+	 */
+	boolean firstNullKey() {
+		return this.nullKeyReported.compareAndSet(false, true);
+	}
+
+	/**
+	 * Returns the key expression, for messages.
+	 * @return the expression text, or {@code ""}
+	 */
+	String keyExpression() {
+		return (this.key != null) ? this.key.getExpressionString() : "";
+	}
+
+	private StandardEvaluationContext context(HttpServletRequest request) {
+		StandardEvaluationContext context = this.expressions.context(null);
+		context.setVariable("request", request);
+		return context;
+	}
+
+	@Override
+	public String toString() {
+		return this.name + " " + this.paths + " " + this.methods + " -> " + this.bucket.name();
+	}
+
+	private static List<PathPattern> parsePaths(String name, List<String> paths) {
+		List<PathPattern> patterns = new ArrayList<>(paths.size());
+		for (int i = 0; i < paths.size(); i++) {
+			String path = paths.get(i);
+			try {
+				patterns.add(PathPatternParser.defaultInstance.parse(path));
+			}
+			catch (PatternParseException ex) {
+				throw new IllegalArgumentException(
+						name + ".paths[" + i + "]: '" + path + "' is not a valid path pattern (" + ex.getMessage()
+								+ "); use Spring's PathPattern syntax, " + "e.g. /api/** or /users/{id}",
+						ex);
+			}
+		}
+		return List.copyOf(patterns);
+	}
+
+	private static Set<String> parseMethods(String name, List<String> methods) {
+		Set<String> result = new LinkedHashSet<>();
+		for (int i = 0; i < methods.size(); i++) {
+			String method = methods.get(i).trim().toUpperCase(Locale.ROOT);
+			if (!KNOWN_METHODS.contains(method)) {
+				throw new IllegalArgumentException(name + ".methods[" + i + "]: '" + methods.get(i)
+						+ "' is not an HTTP method; use one of " + String.join(", ", KNOWN_METHODS));
+			}
+			result.add(method);
+		}
+		if (result.contains("GET")) {
+			result.add("HEAD");
+		}
+		return Set.copyOf(result);
+	}
+
+	private static long requireValidCost(long cost, String name, String expression) {
+		if (cost < 1) {
+			throw new IllegalStateException(
+					name + ".cost '" + expression + "' must be a whole number of at least 1 but was " + cost);
+		}
+		return cost;
+	}
+
+	private static @Nullable Long parseLong(String text) {
+		try {
+			return Long.parseLong(text);
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
+	}
+
+	private static @Nullable Long toLong(@Nullable Object value) {
+		if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+			return ((Number) value).longValue();
+		}
+		if (value instanceof Number number) {
+			try {
+				BigDecimal decimal = (value instanceof BigInteger big) ? new BigDecimal(big)
+						: new BigDecimal(number.toString());
+				return decimal.longValueExact();
+			}
+			catch (ArithmeticException | NumberFormatException ex) {
+				return null;
+			}
+		}
+		if (value instanceof String text) {
+			return parseLong(text.trim());
+		}
+		return null;
+	}
+
+	/**
+	 * Builds a {@link FilterRule}; every value is validated by {@link #build}.
+	 */
+	public static final class Builder {
+
+		private final String name;
+
+		private final BucketDefinition bucket;
+
+		private List<String> paths = List.of();
+
+		private List<String> methods = List.of();
+
+		private String key = "";
+
+		private String cost = "1";
+
+		private NullKeyPolicy nullKeyPolicy = NullKeyPolicy.ERROR;
+
+		private Builder(String name, BucketDefinition bucket) {
+			this.name = Objects.requireNonNull(name, "'name' must not be null");
+			this.bucket = Objects.requireNonNull(bucket, "'bucket' must not be null");
+		}
+
+		/**
+		 * Sets the path patterns; empty (the default) matches every path.
+		 * @param paths patterns in Spring's {@code PathPattern} syntax, matched against
+		 * the path without the context path
+		 * @return this builder
+		 */
+		public Builder paths(List<String> paths) {
+			this.paths = List.copyOf(paths);
+			return this;
+		}
+
+		/**
+		 * Sets the HTTP methods; empty (the default) matches every method.
+		 * @param methods method names, case-insensitive
+		 * @return this builder
+		 */
+		public Builder methods(List<String> methods) {
+			this.methods = List.copyOf(methods);
+			return this;
+		}
+
+		/**
+		 * Sets the SpEL for the key; empty (the default) means one limit shared by every
+		 * client.
+		 * @param key the expression, e.g. {@code #request.remoteAddr}
+		 * @return this builder
+		 */
+		public Builder key(String key) {
+			this.key = Objects.requireNonNull(key, "'key' must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the SpEL for the permits a request takes; {@code 1} by default.
+		 * @param cost the expression or a whole number
+		 * @return this builder
+		 */
+		public Builder cost(String cost) {
+			this.cost = Objects.requireNonNull(cost, "'cost' must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets what happens when the key evaluates to {@code null}; {@code ERROR} by
+		 * default.
+		 * @param nullKeyPolicy the policy
+		 * @return this builder
+		 */
+		public Builder nullKeyPolicy(NullKeyPolicy nullKeyPolicy) {
+			this.nullKeyPolicy = Objects.requireNonNull(nullKeyPolicy, "'nullKeyPolicy' must not be null");
+			return this;
+		}
+
+		/**
+		 * Parses and validates the rule.
+		 * @param expressions parses and evaluates the SpEL
+		 * @return the rule
+		 * @throws IllegalArgumentException naming the property of a bad path pattern or
+		 * method
+		 * @throws IllegalStateException naming the property of a bad expression or cost
+		 */
+		public FilterRule build(RateLimitExpressions expressions) {
+			return new FilterRule(this, Objects.requireNonNull(expressions, "'expressions' must not be null"));
+		}
+
+	}
+
+}

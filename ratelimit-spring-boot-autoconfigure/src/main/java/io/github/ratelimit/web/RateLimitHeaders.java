@@ -1,0 +1,249 @@
+package io.github.ratelimit.web;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.spring.LimitMode;
+import io.github.ratelimit.spring.Outcome;
+import io.github.ratelimit.spring.RateLimitResult;
+import io.github.ratelimit.web.Policies.Policy;
+
+/**
+ * Writes the rate limit headers of every decision made for a request, whoever made it
+ * (the filter, a {@code @RateLimited} method through {@link ResponseHeadersObserver}, the
+ * 429 of {@link RateLimitExceptionResolver}).
+ * <p>
+ * Decisions are collected per request (in a request attribute) and the headers are
+ * rewritten from the whole collection each time, so that:
+ * <ul>
+ * <li>each decision is one list member, and decisions of several rules or of a rule and
+ * an annotation never overwrite each other;</li>
+ * <li>a decision reported twice (by the filter itself and by the observer, or by the
+ * observer and again by the exception resolver) is still one member;</li>
+ * <li>a later decision for the same bucket and key replaces the earlier one, since both
+ * describe the same counter and the later state is the current one (a method called in a
+ * loop does not grow the header without bound);</li>
+ * <li>the legacy headers describe the most restrictive limit of the whole request.</li>
+ * </ul>
+ * Draft headers follow the IETF draft "RateLimit header fields for HTTP",
+ * draft-ietf-httpapi-ratelimit-headers-10 (27 September 2025): two structured-field lists
+ * with one member per limit, e.g. {@code RateLimit-Policy: "api";q=100;w=60} and
+ * {@code RateLimit: "api";r=42;t=17}. Buckets in shadow mode are not advertised: they are
+ * being tried, and clients must not slow down for a limit that is not enforced.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public final class RateLimitHeaders {
+
+	/** The draft's policy field: quota and window of each limit. */
+	public static final String POLICY = "RateLimit-Policy";
+
+	/** The draft's state field: remaining quota and seconds until reset of each limit. */
+	public static final String RATE_LIMIT = "RateLimit";
+
+	/** Legacy: the limit of the most restrictive policy. */
+	public static final String LEGACY_LIMIT = "X-RateLimit-Limit";
+
+	/** Legacy: the remaining permits of the most restrictive policy. */
+	public static final String LEGACY_REMAINING = "X-RateLimit-Remaining";
+
+	/** Legacy: seconds until the most restrictive policy is fully restored. */
+	public static final String LEGACY_RESET = "X-RateLimit-Reset";
+
+	/**
+	 * Most decisions advertised per request: distinct keys decided in a loop must not
+	 * grow a header past what servers and proxies accept.
+	 */
+	static final int MAX_DECISIONS = 16;
+
+	private static final String ATTRIBUTE = RateLimitHeaders.class.getName() + ".decisions";
+
+	private final HeadersMode mode;
+
+	/**
+	 * Creates the header writer.
+	 * @param mode which headers to write
+	 */
+	public RateLimitHeaders(HeadersMode mode) {
+		this.mode = Objects.requireNonNull(mode, "'mode' must not be null");
+	}
+
+	/**
+	 * Returns which headers are written.
+	 * @return the mode
+	 */
+	public HeadersMode mode() {
+		return this.mode;
+	}
+
+	/**
+	 * Adds a decision to the request's headers. Does nothing for shadow buckets, for
+	 * decisions the store could not make, and once the response is committed.
+	 * @param request the request the decision was made for
+	 * @param response its response
+	 * @param result the decision
+	 */
+	public void add(HttpServletRequest request, HttpServletResponse response, RateLimitResult result) {
+		if (result.bucket().mode() == LimitMode.SHADOW || result.outcome() == Outcome.ERROR) {
+			return;
+		}
+		update(request, response, new Entry(result.bucket().name(), result.key(), result.decision()));
+	}
+
+	/**
+	 * Adds a rejection known only by its bucket and decision (from a
+	 * {@link io.github.ratelimit.RateLimitExceededException}), unless the request already
+	 * has it: the same decision, or a rejection of the same bucket, reported through
+	 * {@link #add}.
+	 * @param request the request
+	 * @param response its response
+	 * @param bucket the bucket that rejected
+	 * @param decision the rejecting decision
+	 */
+	public void addRejection(HttpServletRequest request, HttpServletResponse response, String bucket,
+			Decision decision) {
+		update(request, response, new Entry(bucket, null, decision));
+	}
+
+	private void update(HttpServletRequest request, HttpServletResponse response, Entry entry) {
+		if (this.mode == HeadersMode.NONE || response.isCommitted()) {
+			return;
+		}
+		List<Entry> entries = entries(request);
+		// Decisions of one request are normally made on one thread; the lock only keeps
+		// an async handler's decision from interleaving with the request thread's.
+		synchronized (entries) {
+			if (merge(entries, entry)) {
+				write(response, entries);
+			}
+		}
+	}
+
+	/**
+	 * Merges an entry into the request's entries.
+	 * @return whether the entries changed
+	 */
+	private static boolean merge(List<Entry> entries, Entry entry) {
+		for (int i = 0; i < entries.size(); i++) {
+			Entry existing = entries.get(i);
+			if (existing.decision == entry.decision) {
+				return false;
+			}
+			if (!existing.bucket.equals(entry.bucket)) {
+				continue;
+			}
+			if (entry.key == null && !existing.decision.allowed()) {
+				// The rejection behind an exception, already reported by the observer.
+				return false;
+			}
+			if (entry.key != null && entry.key.equals(existing.key)) {
+				entries.set(i, entry);
+				return true;
+			}
+		}
+		if (entries.size() >= MAX_DECISIONS) {
+			return false;
+		}
+		entries.add(entry);
+		return true;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<Entry> entries(HttpServletRequest request) {
+		Object existing = request.getAttribute(ATTRIBUTE);
+		if (existing instanceof List<?> list) {
+			return (List<Entry>) list;
+		}
+		List<Entry> entries = new ArrayList<>(2);
+		request.setAttribute(ATTRIBUTE, entries);
+		return entries;
+	}
+
+	private void write(HttpServletResponse response, List<Entry> entries) {
+		List<Policy> policies = new ArrayList<>();
+		for (Entry entry : entries) {
+			policies.addAll(Policies.of(entry.bucket, entry.decision));
+		}
+		if (policies.isEmpty()) {
+			return;
+		}
+		if (this.mode.draft()) {
+			writeDraft(response, policies);
+		}
+		if (this.mode.legacy()) {
+			writeLegacy(response, policies);
+		}
+	}
+
+	private static void writeDraft(HttpServletResponse response, List<Policy> policies) {
+		// The same policy decided for two keys is one quota policy, but two states.
+		Set<String> policyMembers = new LinkedHashSet<>();
+		List<String> stateMembers = new ArrayList<>(policies.size());
+		for (Policy policy : policies) {
+			String name = sfString(policy.name());
+			Long window = policy.windowSeconds();
+			policyMembers.add(name + ";q=" + policy.decision().limit() + ((window != null) ? ";w=" + window : ""));
+			stateMembers.add(name + ";r=" + policy.decision().remaining() + ";t=" + policy.resetSeconds());
+		}
+		response.setHeader(POLICY, String.join(", ", policyMembers));
+		response.setHeader(RATE_LIMIT, String.join(", ", stateMembers));
+	}
+
+	private static void writeLegacy(HttpServletResponse response, List<Policy> policies) {
+		Policy binding = policies.get(0);
+		for (Policy policy : policies) {
+			if (moreRestrictive(policy.decision(), binding.decision())) {
+				binding = policy;
+			}
+		}
+		response.setHeader(LEGACY_LIMIT, String.valueOf(binding.decision().limit()));
+		response.setHeader(LEGACY_REMAINING, String.valueOf(binding.decision().remaining()));
+		response.setHeader(LEGACY_RESET, String.valueOf(binding.resetSeconds()));
+	}
+
+	/**
+	 * A rejecting limit beats an allowing one, the longer wait beats the shorter, and
+	 * among allowing limits the one with the fewest permits left is what the client must
+	 * respect.
+	 */
+	private static boolean moreRestrictive(Decision candidate, Decision current) {
+		if (candidate.allowed() != current.allowed()) {
+			return !candidate.allowed();
+		}
+		if (!candidate.allowed()) {
+			return candidate.retryAfterMicros() > current.retryAfterMicros();
+		}
+		if (candidate.remaining() != current.remaining()) {
+			return candidate.remaining() < current.remaining();
+		}
+		return candidate.resetAfterMicros() > current.resetAfterMicros();
+	}
+
+	/**
+	 * Serializes a structured-field string (RFC 9651 section 4.1.6); the name is already
+	 * printable ASCII.
+	 */
+	private static String sfString(String value) {
+		StringBuilder result = new StringBuilder(value.length() + 2).append('"');
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (c == '"' || c == '\\') {
+				result.append('\\');
+			}
+			result.append(c);
+		}
+		return result.append('"').toString();
+	}
+
+	private record Entry(String bucket, @Nullable String key, Decision decision) {
+	}
+
+}

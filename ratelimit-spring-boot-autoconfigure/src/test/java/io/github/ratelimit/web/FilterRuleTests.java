@@ -1,0 +1,180 @@
+package io.github.ratelimit.web;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.http.server.PathContainer;
+import org.springframework.mock.web.MockHttpServletRequest;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.spring.BucketDefinition;
+import io.github.ratelimit.spring.RateLimitExpressions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * Tests for {@link FilterRule}: parsing, validation, matching and evaluation.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+class FilterRuleTests {
+
+	private static final String NAME = "ratelimit.filter.rules[3]";
+
+	private final RateLimitExpressions expressions = new RateLimitExpressions(null);
+
+	private final BucketDefinition bucket = WebTestSupport.bucket("api", LimitSpec.of(5, "1m", Algorithm.GCRA));
+
+	@Test
+	void badKeyExpressionShouldFailNamingThePropertyAndTheExpression() {
+		assertThatIllegalStateException()
+			.isThrownBy(
+					() -> FilterRule.builder(NAME, this.bucket).key("#request.getHeader('X").build(this.expressions))
+			.withMessageContaining("ratelimit.filter.rules[3].key")
+			.withMessageContaining("#request.getHeader('X");
+	}
+
+	@Test
+	void badCostExpressionShouldFailNamingTheProperty() {
+		assertThatIllegalStateException()
+			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket).cost("#request.(").build(this.expressions))
+			.withMessageContaining("ratelimit.filter.rules[3].cost")
+			.withMessageContaining("#request.(");
+	}
+
+	@Test
+	void constantCostBelowOneShouldFailNamingTheProperty() {
+		assertThatIllegalStateException()
+			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket).cost("0").build(this.expressions))
+			.withMessageContaining("ratelimit.filter.rules[3].cost")
+			.withMessageContaining("at least 1");
+	}
+
+	@Test
+	void evaluatedCostThatIsNotAWholeNumberShouldFailNamingTheProperty() {
+		FilterRule rule = FilterRule.builder(NAME, this.bucket).cost("1.5").build(this.expressions);
+		assertThatIllegalStateException().isThrownBy(() -> rule.cost(new MockHttpServletRequest()))
+			.withMessageContaining("ratelimit.filter.rules[3].cost '1.5'")
+			.withMessageContaining("whole number");
+		FilterRule zero = FilterRule.builder(NAME, this.bucket).cost("2 - 2").build(this.expressions);
+		assertThatIllegalStateException().isThrownBy(() -> zero.cost(new MockHttpServletRequest()))
+			.withMessageContaining("at least 1");
+	}
+
+	@Test
+	void evaluatedCostMayBeAnyWholeNumber() {
+		MockHttpServletRequest request = new MockHttpServletRequest();
+		request.setParameter("n", "7");
+		assertThat(FilterRule.builder(NAME, this.bucket)
+			.cost("#request.getParameter('n')")
+			.build(this.expressions)
+			.cost(request)).isEqualTo(7);
+		assertThat(FilterRule.builder(NAME, this.bucket).cost("3.0").build(this.expressions).cost(request))
+			.isEqualTo(3);
+		assertThat(FilterRule.builder(NAME, this.bucket).cost(" 2 ").build(this.expressions).cost(request))
+			.isEqualTo(2);
+	}
+
+	@Test
+	void badPathPatternShouldFailNamingTheProperty() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket)
+				.paths(List.of("/ok/**", "/api/{id"))
+				.build(this.expressions))
+			.withMessageContaining("ratelimit.filter.rules[3].paths[1]")
+			.withMessageContaining("/api/{id");
+	}
+
+	@Test
+	void unknownMethodShouldFailNamingTheProperty() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(
+					() -> FilterRule.builder(NAME, this.bucket).methods(List.of("GET", "GETT")).build(this.expressions))
+			.withMessageContaining("ratelimit.filter.rules[3].methods[1]")
+			.withMessageContaining("'GETT'")
+			.withMessageContaining("POST");
+	}
+
+	@Test
+	void ruleWithoutPathsOrMethodsShouldMatchEverything() {
+		FilterRule rule = FilterRule.builder(NAME, this.bucket).build(this.expressions);
+		assertThat(rule.hasPaths()).isFalse();
+		assertThat(rule.matches("DELETE", null)).isTrue();
+		assertThat(rule.matches("GET", PathContainer.parsePath("/anything"))).isTrue();
+	}
+
+	@Test
+	void methodsShouldMatchCaseInsensitivelyAndGetShouldCoverHead() {
+		FilterRule rule = FilterRule.builder(NAME, this.bucket).methods(List.of("get", "Post")).build(this.expressions);
+		assertThat(rule.matches("GET", null)).isTrue();
+		assertThat(rule.matches("HEAD", null)).isTrue();
+		assertThat(rule.matches("POST", null)).isTrue();
+		assertThat(rule.matches("PUT", null)).isFalse();
+	}
+
+	@Test
+	void pathsShouldMatchAnyOfThePatterns() {
+		FilterRule rule = FilterRule.builder(NAME, this.bucket)
+			.paths(List.of("/api/**", "/login"))
+			.build(this.expressions);
+		assertThat(rule.matches("GET", PathContainer.parsePath("/api"))).isTrue();
+		assertThat(rule.matches("GET", PathContainer.parsePath("/api/v1/items"))).isTrue();
+		assertThat(rule.matches("GET", PathContainer.parsePath("/login"))).isTrue();
+		assertThat(rule.matches("GET", PathContainer.parsePath("/login/x"))).isFalse();
+		assertThat(rule.matches("GET", PathContainer.parsePath("/apis"))).isFalse();
+	}
+
+	@Test
+	void emptyKeyShouldBeTheSharedKey() {
+		assertThat(FilterRule.builder(NAME, this.bucket).key("  ").build(this.expressions).key(request())).isEmpty();
+	}
+
+	@Test
+	void keyShouldSeeTheRequestAndBeans() {
+		DefaultListableBeanFactory beans = new DefaultListableBeanFactory();
+		beans.registerSingleton("tenants", new Tenants());
+		FilterRule rule = FilterRule.builder(NAME, this.bucket)
+			.key("@tenants.of(#request.getHeader('Host'))")
+			.build(new RateLimitExpressions(beans));
+		MockHttpServletRequest request = request();
+		request.addHeader("Host", "acme.example.com");
+		assertThat(rule.key(request)).isEqualTo("tenant-acme");
+	}
+
+	@Test
+	void keyThatEvaluatesToNullShouldBeNull() {
+		FilterRule rule = FilterRule.builder(NAME, this.bucket)
+			.key("#request.getHeader('X-Api-Key')")
+			.build(this.expressions);
+		assertThat(rule.key(request())).isNull();
+		assertThat(rule.firstNullKey()).isTrue();
+		assertThat(rule.firstNullKey()).isFalse();
+	}
+
+	@Test
+	void nonStringKeyShouldBeItsText() {
+		FilterRule rule = FilterRule.builder(NAME, this.bucket).key("#request.serverPort").build(this.expressions);
+		assertThat(rule.key(request())).isEqualTo("80");
+	}
+
+	private static MockHttpServletRequest request() {
+		return new MockHttpServletRequest("GET", "/api/items");
+	}
+
+	/**
+	 * A bean the key expression calls.
+	 */
+	static class Tenants {
+
+		public String of(String host) {
+			return "tenant-" + host.substring(0, host.indexOf('.'));
+		}
+
+	}
+
+}
