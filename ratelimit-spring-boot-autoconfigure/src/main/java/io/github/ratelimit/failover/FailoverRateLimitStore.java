@@ -21,6 +21,7 @@ import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStoreException;
 import io.github.ratelimit.store.StoreArguments;
+import io.github.ratelimit.store.StoreUnavailableException;
 import io.github.ratelimit.spring.FailureMode;
 
 /**

@@ -117,26 +117,36 @@ public final class BucketRegistry {
 					.orElse(config.limit())
 					.orElse(code)
 					.orElse(this.defaults);
-				limits.add(build(name, settings, "ratelimit.buckets." + name + ".limits[" + i + "].", origin));
+				limits.add(build(name, settings, "ratelimit.buckets." + name + ".limits[" + i + "].", origin, source));
 			}
 		}
 		else {
 			LimitSettings settings = config.limit().orElse(code).orElse(this.defaults);
 			String property = inConfiguration ? "ratelimit.buckets." + name + "." : null;
-			limits.add(build(name, settings, property, origin));
+			limits.add(build(name, settings, property, origin, source));
 		}
 		LimitMode mode = (config.mode() != null) ? config.mode() : LimitMode.ENFORCE;
 		return new BucketDefinition(name, limits, mode, inConfiguration ? BucketSource.CONFIGURATION : source);
 	}
 
-	private LimitSpec build(String name, LimitSettings settings, @Nullable String propertyPrefix, String origin) {
+	private LimitSpec build(String name, LimitSettings settings, @Nullable String propertyPrefix, String origin,
+			BucketSource source) {
 		try {
 			return settings.toSpec();
 		}
 		catch (InvalidLimitException ex) {
-			String where = (propertyPrefix != null) ? propertyPrefix + ex.getField()
-					: origin + " (attribute '" + ex.getField() + "', or ratelimit.buckets." + name + "." + ex.getField()
-							+ " / ratelimit.defaults." + ex.getField() + ")";
+			String field = ex.getField();
+			String where;
+			if (propertyPrefix != null) {
+				where = propertyPrefix + field;
+			}
+			else if (source == BucketSource.FILTER) {
+				where = origin + "." + field;
+			}
+			else {
+				where = origin + " (attribute '" + field + "', or ratelimit.buckets." + name + "." + field
+						+ " / ratelimit.defaults." + field + ")";
+			}
 			throw new InvalidBucketException(name,
 					where + ": " + ex.getReason() + ((ex.getValue() != null) ? " but was " + ex.getValue() : ""));
 		}

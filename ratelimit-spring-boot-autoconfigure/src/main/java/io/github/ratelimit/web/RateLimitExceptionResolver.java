@@ -14,6 +14,7 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.ModelAndView;
 
 import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.store.StoreUnavailableException;
 
 /**
  * Turns a {@link RateLimitExceededException} thrown while handling a request (by a
@@ -49,8 +50,21 @@ public final class RateLimitExceptionResolver implements HandlerExceptionResolve
 	@Override
 	public @Nullable ModelAndView resolveException(HttpServletRequest request, HttpServletResponse response,
 			@Nullable Object handler, Exception ex) {
-		RateLimitExceededException rejection = findRejection(ex);
-		if (rejection == null || response.isCommitted()) {
+		if (response.isCommitted()) {
+			return null;
+		}
+		StoreUnavailableException unavailable = find(ex, StoreUnavailableException.class);
+		if (unavailable != null) {
+			try {
+				this.responses.writeUnavailable(request, response);
+			}
+			catch (IOException writeFailure) {
+				logger.debug("Could not write the 503 response", writeFailure);
+			}
+			return new ModelAndView();
+		}
+		RateLimitExceededException rejection = find(ex, RateLimitExceededException.class);
+		if (rejection == null) {
 			return null;
 		}
 		try {
@@ -63,11 +77,11 @@ public final class RateLimitExceptionResolver implements HandlerExceptionResolve
 		return new ModelAndView();
 	}
 
-	private static @Nullable RateLimitExceededException findRejection(Throwable ex) {
+	private static <T extends Throwable> @Nullable T find(Throwable ex, Class<T> type) {
 		Throwable current = ex;
 		for (int depth = 0; current != null && depth < MAX_CAUSE_DEPTH; depth++) {
-			if (current instanceof RateLimitExceededException rejection) {
-				return rejection;
+			if (type.isInstance(current)) {
+				return type.cast(current);
 			}
 			current = current.getCause();
 		}

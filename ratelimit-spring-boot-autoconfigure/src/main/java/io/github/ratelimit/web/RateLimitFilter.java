@@ -21,6 +21,7 @@ import io.github.ratelimit.spring.NullKeyPolicy;
 import io.github.ratelimit.spring.RateLimitResult;
 import io.github.ratelimit.spring.RateLimitService;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.StoreUnavailableException;
 
 /**
  * Limits requests by the {@code ratelimit.filter.rules}: with {@link MatchMode#FIRST} the
@@ -123,6 +124,11 @@ public class RateLimitFilter extends OncePerRequestFilter {
 					delayMicros = Math.max(delayMicros, result.decision().delayMicros());
 				}
 			}
+		}
+		catch (StoreUnavailableException ex) {
+			refund(taken);
+			this.responses.writeUnavailable(request, response);
+			return;
 		}
 		catch (RuntimeException ex) {
 			refund(taken);

@@ -110,6 +110,25 @@ public final class RateLimitResponses {
 		writeBody(response, body);
 	}
 
+	/**
+	 * Writes a 503 for a request that could not be decided because the store is
+	 * unavailable and {@code ratelimit.failure-mode} is {@code closed}.
+	 * @param request the request
+	 * @param response the response
+	 * @throws IOException when the body cannot be written
+	 */
+	public void writeUnavailable(HttpServletRequest request, HttpServletResponse response) throws IOException {
+		response.setStatus(HttpStatus.SERVICE_UNAVAILABLE.value());
+		response.setHeader(HttpHeaders.RETRY_AFTER, "1");
+		String body = new ProblemJson().string("type", "about:blank")
+			.string("title", HttpStatus.SERVICE_UNAVAILABLE.getReasonPhrase())
+			.number("status", HttpStatus.SERVICE_UNAVAILABLE.value())
+			.string("detail", "Rate limits cannot be checked right now; try again shortly.")
+			.string("instance", request.getRequestURI())
+			.build();
+		writeBody(response, body);
+	}
+
 	private static List<String> violatedPolicies(String bucket, Decision decision) {
 		List<Policy> policies = Policies.of(bucket, decision);
 		List<String> names = new ArrayList<>(policies.size());

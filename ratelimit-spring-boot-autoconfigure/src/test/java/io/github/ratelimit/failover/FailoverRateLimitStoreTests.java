@@ -17,6 +17,7 @@ import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStoreException;
+import io.github.ratelimit.store.StoreUnavailableException;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,8 +1,6 @@
-package io.github.ratelimit.failover;
+package io.github.ratelimit.store;
 
 import org.jspecify.annotations.Nullable;
-
-import io.github.ratelimit.store.RateLimitStoreException;
 
 /**
  * The store failed and {@code ratelimit.failure-mode} is {@code closed}: the request is
