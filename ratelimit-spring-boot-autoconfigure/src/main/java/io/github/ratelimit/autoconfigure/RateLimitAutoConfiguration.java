@@ -13,6 +13,9 @@ import io.github.ratelimit.spring.BucketRegistry;
 import io.github.ratelimit.spring.RateLimitExpressions;
 import io.github.ratelimit.spring.RateLimitObserver;
 import io.github.ratelimit.spring.RateLimitService;
+import io.github.ratelimit.spring.RateLimitStatistics;
+import io.github.ratelimit.spring.StoreStatus;
+import io.github.ratelimit.spring.StoreStatusSource;
 import io.github.ratelimit.spring.RateLimiters;
 import io.github.ratelimit.store.RateLimitStore;
 
@@ -50,6 +53,22 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitService rateLimitService(RateLimitStore rateLimitStore, ObjectProvider<RateLimitObserver> observers) {
 		return new RateLimitService(rateLimitStore, observers.orderedStream().toList());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitStatistics rateLimitStatistics() {
+		return new RateLimitStatistics();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	StoreStatusSource rateLimitStoreStatus(RateLimitStore rateLimitStore, RateLimitProperties properties) {
+		if (rateLimitStore instanceof StoreStatusSource source) {
+			return source;
+		}
+		StoreStatus status = new StoreStatus(rateLimitStore.name(), properties.getFailureMode(), false, 0);
+		return () -> status;
 	}
 
 	@Bean

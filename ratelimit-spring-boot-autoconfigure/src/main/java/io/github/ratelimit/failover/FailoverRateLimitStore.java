@@ -23,6 +23,8 @@ import io.github.ratelimit.store.RateLimitStoreException;
 import io.github.ratelimit.store.StoreArguments;
 import io.github.ratelimit.store.StoreUnavailableException;
 import io.github.ratelimit.spring.FailureMode;
+import io.github.ratelimit.spring.StoreStatus;
+import io.github.ratelimit.spring.StoreStatusSource;
 
 /**
  * Puts a circuit breaker in front of a store (Redis) and applies the failure mode while
@@ -33,7 +35,7 @@ import io.github.ratelimit.spring.FailureMode;
  *
  * @author ratelimit-spring-boot-starter authors
  */
-public final class FailoverRateLimitStore implements RateLimitStore {
+public final class FailoverRateLimitStore implements RateLimitStore, StoreStatusSource {
 
 	private static final Log logger = LogFactory.getLog(FailoverRateLimitStore.class);
 
@@ -131,6 +133,11 @@ public final class FailoverRateLimitStore implements RateLimitStore {
 	 */
 	public long failureCount() {
 		return this.failureCount.get();
+	}
+
+	@Override
+	public StoreStatus status() {
+		return new StoreStatus(this.primary.name(), this.mode, isDegraded(), this.failureCount.get());
 	}
 
 	/**

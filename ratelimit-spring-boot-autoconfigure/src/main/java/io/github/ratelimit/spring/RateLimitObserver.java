@@ -7,7 +7,6 @@ package io.github.ratelimit.spring;
  *
  * @author ratelimit-spring-boot-starter authors
  */
-@FunctionalInterface
 public interface RateLimitObserver {
 
 	/**
@@ -15,5 +14,15 @@ public interface RateLimitObserver {
 	 * @param result the decision and its outcome
 	 */
 	void onDecision(RateLimitResult result);
+
+	/**
+	 * Called when the store could not decide (the failure mode is {@code closed}, or the
+	 * store has no fallback).
+	 * @param bucket the bucket
+	 * @param failure what the store threw
+	 * @param storeNanos how long the failed call took
+	 */
+	default void onError(BucketDefinition bucket, RuntimeException failure, long storeNanos) {
+	}
 
 }

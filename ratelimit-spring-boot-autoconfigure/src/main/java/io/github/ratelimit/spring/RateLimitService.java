@@ -1,6 +1,7 @@
 package io.github.ratelimit.spring;
 
 import java.util.List;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 import org.apache.commons.logging.Log;
@@ -55,7 +56,16 @@ public final class RateLimitService {
 	 */
 	public RateLimitResult decide(BucketDefinition bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros) {
-		return observe(bucket, key, limits, this.store.decide(bucket.name(), key, limits, cost, maxDelayMicros));
+		long started = System.nanoTime();
+		Decision decision;
+		try {
+			decision = this.store.decide(bucket.name(), key, limits, cost, maxDelayMicros);
+		}
+		catch (RuntimeException ex) {
+			failed(bucket, ex, System.nanoTime() - started);
+			throw ex;
+		}
+		return observe(bucket, key, limits, decision, System.nanoTime() - started);
 	}
 
 	/**
@@ -69,8 +79,17 @@ public final class RateLimitService {
 	 */
 	public CompletionStage<RateLimitResult> decideAsync(BucketDefinition bucket, String key, List<LimitSpec> limits,
 			long cost, long maxDelayMicros) {
-		return this.store.decideAsync(bucket.name(), key, limits, cost, maxDelayMicros)
-			.thenApply((decision) -> observe(bucket, key, limits, decision));
+		long started = System.nanoTime();
+		return this.store.decideAsync(bucket.name(), key, limits, cost, maxDelayMicros).handle((decision, ex) -> {
+			if (ex != null) {
+				Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+				RuntimeException failure = (cause instanceof RuntimeException runtime) ? runtime
+						: new CompletionException(cause);
+				failed(bucket, failure, System.nanoTime() - started);
+				throw failure;
+			}
+			return observe(bucket, key, limits, decision, System.nanoTime() - started);
+		});
 	}
 
 	/**
@@ -84,7 +103,19 @@ public final class RateLimitService {
 		this.store.refund(bucket.name(), key, limits, cost);
 	}
 
-	private RateLimitResult observe(BucketDefinition bucket, String key, List<LimitSpec> limits, Decision decision) {
+	private void failed(BucketDefinition bucket, RuntimeException failure, long nanos) {
+		for (RateLimitObserver observer : this.observers) {
+			try {
+				observer.onError(bucket, failure, nanos);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Rate limit observer " + observer.getClass().getName() + " failed", ex);
+			}
+		}
+	}
+
+	private RateLimitResult observe(BucketDefinition bucket, String key, List<LimitSpec> limits, Decision decision,
+			long nanos) {
 		Outcome outcome;
 		if (decision.allowed()) {
 			outcome = Outcome.ALLOWED;
@@ -92,7 +123,7 @@ public final class RateLimitService {
 		else {
 			outcome = (bucket.mode() == LimitMode.SHADOW) ? Outcome.SHADOW_REJECTED : Outcome.REJECTED;
 		}
-		RateLimitResult result = new RateLimitResult(bucket, key, limits, decision, outcome);
+		RateLimitResult result = new RateLimitResult(bucket, key, limits, decision, outcome, nanos);
 		for (RateLimitObserver observer : this.observers) {
 			try {
 				observer.onDecision(result);

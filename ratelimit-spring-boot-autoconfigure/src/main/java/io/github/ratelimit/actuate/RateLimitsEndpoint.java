@@ -1,0 +1,209 @@
+package io.github.ratelimit.actuate;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.Durations;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.spring.BucketDefinition;
+import io.github.ratelimit.spring.BucketRegistry;
+import io.github.ratelimit.spring.Outcome;
+import io.github.ratelimit.spring.RateLimitStatistics;
+import io.github.ratelimit.spring.StoreStatus;
+import io.github.ratelimit.spring.StoreStatusSource;
+import io.github.ratelimit.store.RateLimitStore;
+
+/**
+ * {@code /actuator/ratelimits}: every bucket with its limits, source and counts, the
+ * store and its failure state; one key's state without consuming ({@code GET
+ * /actuator/ratelimits/{bucket}/{key}}); and resetting one key ({@code DELETE}).
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+@Endpoint(id = "ratelimits")
+public class RateLimitsEndpoint {
+
+	private final BucketRegistry registry;
+
+	private final RateLimitStore store;
+
+	private final RateLimitStatistics statistics;
+
+	private final StoreStatusSource status;
+
+	/**
+	 * Creates the endpoint.
+	 * @param registry the buckets
+	 * @param store the store
+	 * @param statistics counts per bucket
+	 * @param status the store's failure state
+	 */
+	public RateLimitsEndpoint(BucketRegistry registry, RateLimitStore store, RateLimitStatistics statistics,
+			StoreStatusSource status) {
+		this.registry = registry;
+		this.store = store;
+		this.statistics = statistics;
+		this.status = status;
+	}
+
+	/**
+	 * Lists the store and every bucket.
+	 * @return the descriptor
+	 */
+	@ReadOperation
+	public RateLimitsDescriptor rateLimits() {
+		List<BucketDescriptor> buckets = new ArrayList<>();
+		for (BucketDefinition bucket : this.registry.buckets()) {
+			RateLimitStatistics.Counts counts = this.statistics.get(bucket.name());
+			buckets.add(new BucketDescriptor(bucket.name(), bucket.source().name().toLowerCase(Locale.ROOT),
+					bucket.mode().name().toLowerCase(Locale.ROOT), limits(bucket.limits()),
+					counts.count(Outcome.ALLOWED), counts.count(Outcome.REJECTED),
+					counts.count(Outcome.SHADOW_REJECTED), counts.count(Outcome.ERROR)));
+		}
+		StoreStatus status = this.status.status();
+		return new RateLimitsDescriptor(
+				new StoreDescriptor(status.store(), status.failureMode().name().toLowerCase(Locale.ROOT),
+						status.degraded() ? "degraded" : "healthy", status.failures()),
+				buckets);
+	}
+
+	/**
+	 * Reads one key's state without taking a permit.
+	 * @param bucket the bucket name
+	 * @param key the key within the bucket
+	 * @return the state, or {@code null} (404) for an unknown bucket
+	 */
+	@ReadOperation
+	public @Nullable KeyDescriptor key(@Selector String bucket, @Selector String key) {
+		BucketDefinition definition = this.registry.find(bucket);
+		if (definition == null) {
+			return null;
+		}
+		Decision decision = this.store.peek(bucket, key, definition.limits());
+		List<LimitStateDescriptor> limits = new ArrayList<>();
+		List<Decision> perLimit = decision.limits();
+		for (int i = 0; i < perLimit.size(); i++) {
+			Decision limit = perLimit.get(i);
+			limits.add(new LimitStateDescriptor(limit(definition.limits().get(i)), limit.remaining(),
+					millis(limit.resetAfterMicros()), limit.allowed() ? 0 : millis(limit.retryAfterMicros())));
+		}
+		return new KeyDescriptor(bucket, key, decision.allowed(), decision.remaining(),
+				millis(decision.resetAfterMicros()), decision.allowed() ? 0 : millis(decision.retryAfterMicros()),
+				limits);
+	}
+
+	/**
+	 * Forgets one key's state, so its limits are full again.
+	 * @param bucket the bucket name
+	 * @param key the key within the bucket
+	 * @return {@code true}, or {@code null} (404) for an unknown bucket
+	 */
+	@DeleteOperation
+	public @Nullable Boolean reset(@Selector String bucket, @Selector String key) {
+		BucketDefinition definition = this.registry.find(bucket);
+		if (definition == null) {
+			return null;
+		}
+		this.store.reset(bucket, key, definition.limits());
+		return Boolean.TRUE;
+	}
+
+	private static List<LimitDescriptor> limits(List<LimitSpec> specs) {
+		return specs.stream().map(RateLimitsEndpoint::limit).toList();
+	}
+
+	private static LimitDescriptor limit(LimitSpec spec) {
+		return new LimitDescriptor(spec.algorithm().propertyValue(), spec.limit(), Durations.format(spec.window()),
+				spec.algorithm().usesBurst() ? spec.burst() : null);
+	}
+
+	private static long millis(long micros) {
+		return (micros == Decision.NEVER) ? -1 : (micros + 999) / 1000;
+	}
+
+	/**
+	 * The store and every bucket.
+	 *
+	 * @param store the store and its failure state
+	 * @param buckets the buckets
+	 */
+	public record RateLimitsDescriptor(StoreDescriptor store, List<BucketDescriptor> buckets) {
+	}
+
+	/**
+	 * The store.
+	 *
+	 * @param name {@code redis} or {@code memory}
+	 * @param failureMode {@code fallback}, {@code open} or {@code closed}
+	 * @param state {@code healthy}, or {@code degraded} while the failure mode applies
+	 * @param failures failed store calls since startup
+	 */
+	public record StoreDescriptor(String name, String failureMode, String state, long failures) {
+	}
+
+	/**
+	 * One bucket.
+	 *
+	 * @param name the bucket name
+	 * @param source {@code annotation}, {@code configuration}, {@code filter} or
+	 * {@code programmatic}
+	 * @param mode {@code enforce} or {@code shadow}
+	 * @param limits the limits
+	 * @param allowed allowed requests since startup
+	 * @param rejected rejected requests since startup
+	 * @param shadowRejected requests a shadow bucket would have rejected
+	 * @param errors requests the store could not decide
+	 */
+	public record BucketDescriptor(String name, String source, String mode, List<LimitDescriptor> limits, long allowed,
+			long rejected, long shadowRejected, long errors) {
+	}
+
+	/**
+	 * One limit.
+	 *
+	 * @param algorithm the algorithm, kebab case
+	 * @param limit permits per window
+	 * @param window the window, e.g. {@code 1m}
+	 * @param burst the burst, for algorithms that have one
+	 */
+	public record LimitDescriptor(String algorithm, long limit, String window, @Nullable Long burst) {
+	}
+
+	/**
+	 * One key's state.
+	 *
+	 * @param bucket the bucket
+	 * @param key the key
+	 * @param allowed whether a request of cost 1 would be allowed now
+	 * @param remaining permits left in the most restrictive limit
+	 * @param resetAfterMillis time until every limit is full again
+	 * @param retryAfterMillis time until a request would be allowed, 0 when it is now, -1
+	 * for never
+	 * @param limits the state of each limit
+	 */
+	public record KeyDescriptor(String bucket, String key, boolean allowed, long remaining, long resetAfterMillis,
+			long retryAfterMillis, List<LimitStateDescriptor> limits) {
+	}
+
+	/**
+	 * One limit's state for a key.
+	 *
+	 * @param limit the limit
+	 * @param remaining permits left
+	 * @param resetAfterMillis time until the limit is full again
+	 * @param retryAfterMillis time until a request would be allowed by this limit
+	 */
+	public record LimitStateDescriptor(LimitDescriptor limit, long remaining, long resetAfterMillis,
+			long retryAfterMillis) {
+	}
+
+}

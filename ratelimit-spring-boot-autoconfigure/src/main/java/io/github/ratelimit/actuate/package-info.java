@@ -1,0 +1,7 @@
+/**
+ * The {@code ratelimits} actuator endpoint.
+ */
+@NullMarked
+package io.github.ratelimit.actuate;
+
+import org.jspecify.annotations.NullMarked;

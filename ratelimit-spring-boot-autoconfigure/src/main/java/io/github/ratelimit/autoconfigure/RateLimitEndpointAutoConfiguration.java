@@ -1,0 +1,37 @@
+package io.github.ratelimit.autoconfigure;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+import io.github.ratelimit.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.spring.BucketRegistry;
+import io.github.ratelimit.spring.RateLimitService;
+import io.github.ratelimit.spring.RateLimitStatistics;
+import io.github.ratelimit.spring.StoreStatusSource;
+import io.github.ratelimit.store.RateLimitStore;
+
+/**
+ * The {@code ratelimits} actuator endpoint, when actuator is present and the application
+ * exposes the endpoint ({@code management.endpoints.web.exposure.include}).
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnClass(name = { "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
+		"org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint" })
+@ConditionalOnBean(RateLimitService.class)
+public final class RateLimitEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
+	RateLimitsEndpoint rateLimitsEndpoint(BucketRegistry registry, RateLimitStore rateLimitStore,
+			RateLimitStatistics statistics, StoreStatusSource status) {
+		return new RateLimitsEndpoint(registry, rateLimitStore, statistics, status);
+	}
+
+}

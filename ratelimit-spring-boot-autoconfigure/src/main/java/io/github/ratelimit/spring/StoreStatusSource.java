@@ -1,0 +1,17 @@
+package io.github.ratelimit.spring;
+
+/**
+ * Tells the current {@link StoreStatus}, for the endpoint and the metrics.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+@FunctionalInterface
+public interface StoreStatusSource {
+
+	/**
+	 * Returns the store's status now.
+	 * @return the status
+	 */
+	StoreStatus status();
+
+}
