@@ -15,7 +15,8 @@
 -- ARGV[2]   cost: permits taken (decide), given back (refund); 1 for peek
 -- ARGV[3]   longest leaky bucket delay accepted, µs, or "" for no bound
 -- ARGV[4]   now in µs since the epoch, or "" to read Redis TIME (set only by tests and time-source=local)
--- ARGV[5+7(i-1)..]  limit i: algorithm code, limit, window µs, burst, segments, segment µs, emission interval ns
+-- ARGV[5]   ms added to every TTL: 0, except for tests whose manual clock runs ahead of Redis's
+-- ARGV[6+7(i-1)..]  limit i: algorithm code, limit, window µs, burst, segments, segment µs, emission interval ns
 -- Returns   d, p: per limit { allowed 0|1, remaining, reset_after µs, retry_after µs (-1 = never), delay µs }
 --           r, x: {}
 -- Every number handled is an integer below 2^53, exact in Lua's doubles (LimitSpec validates the bounds).
@@ -24,6 +25,7 @@ local op = ARGV[1]
 local cost = tonumber(ARGV[2])
 local max_delay = tonumber(ARGV[3])
 local now = tonumber(ARGV[4])
+local ttl_slack = tonumber(ARGV[5])
 if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
@@ -45,8 +47,12 @@ local function ceil_div(a, b)
 end
 
 -- PEXPIRE takes ms; round up so a key never expires before its state is fresh.
+local function ttl_ms(micros)
+  return math.max(1, ceil_div(micros, 1000)) + ttl_slack
+end
+
 local function expire_in(key, micros)
-  redis.call('PEXPIRE', key, math.max(1, ceil_div(micros, 1000)))
+  redis.call('PEXPIRE', key, ttl_ms(micros))
 end
 
 -- Nanosecond timestamps exceed 2^53: they are stored as integer strings and split into µs and a
@@ -67,7 +73,7 @@ local function set_ns_ahead(key, ahead)
   end
   local us = now + floor_div(ahead, 1000)
   local rem = ahead - floor_div(ahead, 1000) * 1000
-  redis.call('SET', key, string.format('%d%03d', us, rem), 'PX', math.max(1, ceil_div(ahead, 1000000)))
+  redis.call('SET', key, string.format('%d%03d', us, rem), 'PX', ttl_ms(ceil_div(ahead, 1000)))
 end
 
 -- Each algorithm returns: allowed (0|1), permits available now, retry_after (-1 never),
@@ -96,7 +102,7 @@ local function fixed_window(key, s, commit)
   local reset_now = (used > 0) and until_next or 0
   if used + cost <= s.limit then
     if commit then
-      redis.call('SET', window_key, used + cost, 'PX', math.max(1, ceil_div(until_next, 1000)))
+      redis.call('SET', window_key, used + cost, 'PX', ttl_ms(until_next))
     end
     return 1, s.limit - used, 0, 0, reset_now, until_next
   end
@@ -416,7 +422,7 @@ local algorithms = {
 
 local specs = {}
 for i = 1, #KEYS do
-  local base = 5 + (i - 1) * 7
+  local base = 6 + (i - 1) * 7
   local algorithm = algorithms[ARGV[base]]
   if not algorithm then
     return redis.error_reply('ERR rate_limit.lua: unknown algorithm code ' .. tostring(ARGV[base]))

@@ -90,7 +90,7 @@ final class CallPlanner {
 		}
 		throw new IllegalStateException(operation.where("key") + ": '" + expression.getExpressionString()
 				+ "' evaluated to null. Make the expression return a value for every call, or set the null-key"
-				+ " policy to SKIP to let such calls through unlimited");
+				+ " policy to skip (ratelimit.null-key=skip) to let such calls through unlimited");
 	}
 
 	private long cost(RateLimitedOperation operation, EvaluationContext context) {

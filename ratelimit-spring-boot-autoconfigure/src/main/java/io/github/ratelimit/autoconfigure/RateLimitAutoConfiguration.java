@@ -2,12 +2,14 @@ package io.github.ratelimit.autoconfigure;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
 
 import io.github.ratelimit.spring.BucketRegistry;
 import io.github.ratelimit.spring.RateLimitExpressions;
@@ -45,7 +47,8 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitExpressions rateLimitExpressions(BeanFactory beanFactory) {
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static RateLimitExpressions rateLimitExpressions(BeanFactory beanFactory) {
 		return new RateLimitExpressions(beanFactory);
 	}
 

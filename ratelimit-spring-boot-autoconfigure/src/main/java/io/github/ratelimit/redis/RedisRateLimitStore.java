@@ -48,6 +48,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
 
+	private static final int FIXED_ARGS = 5;
+
 	private static final int ARGS_PER_LIMIT = 7;
 
 	private static final String NO_BOUND = "";
@@ -60,6 +62,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private final @Nullable TimeSource timeSource;
 
+	private final String expirySlackMillis;
+
 	private final ConcurrentMap<LimitSpec, String[]> specArgs = new ConcurrentHashMap<>();
 
 	private RedisRateLimitStore(Builder builder) {
@@ -67,6 +71,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		this.keys = new RedisKeys(builder.keyPrefix);
 		this.timeoutNanos = builder.timeout.toNanos();
 		this.timeSource = builder.timeSource;
+		this.expirySlackMillis = Long.toString(builder.expirySlack.toMillis());
 	}
 
 	/**
@@ -177,14 +182,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private CompletableFuture<List<Object>> run(String op, String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros) {
-		String[] args = new String[4 + ARGS_PER_LIMIT * limits.size()];
+		String[] args = new String[FIXED_ARGS + ARGS_PER_LIMIT * limits.size()];
 		args[0] = op;
 		args[1] = Long.toString(cost);
 		args[2] = (maxDelayMicros == NO_MAX_DELAY) ? NO_BOUND : Long.toString(maxDelayMicros);
 		args[3] = (this.timeSource != null) ? Long.toString(this.timeSource.nowMicros()) : NO_BOUND;
+		args[4] = this.expirySlackMillis;
 		for (int i = 0; i < limits.size(); i++) {
 			System.arraycopy(this.specArgs.computeIfAbsent(limits.get(i), RedisRateLimitStore::toArgs), 0, args,
-					4 + ARGS_PER_LIMIT * i, ARGS_PER_LIMIT);
+					FIXED_ARGS + ARGS_PER_LIMIT * i, ARGS_PER_LIMIT);
 		}
 		return this.runner.run(this.keys.keys(bucket, key, limits), args);
 	}
@@ -267,6 +273,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		private @Nullable TimeSource timeSource;
 
+		private Duration expirySlack = Duration.ZERO;
+
 		private Builder(AbstractRedisClient client) {
 			this.client = client;
 		}
@@ -302,6 +310,22 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		 */
 		public Builder timeSource(@Nullable TimeSource timeSource) {
 			this.timeSource = timeSource;
+			return this;
+		}
+
+		/**
+		 * Sets time added to every key's TTL; zero by default, so keys expire exactly
+		 * when their state is fresh again. Only tests need it: a manual
+		 * {@link TimeSource} that runs ahead of real time would otherwise see Redis
+		 * expire keys its clock still needs.
+		 * @param expirySlack the extra TTL, zero or positive
+		 * @return this builder
+		 */
+		public Builder expirySlack(Duration expirySlack) {
+			if (expirySlack == null || expirySlack.isNegative()) {
+				throw new IllegalArgumentException("expirySlack must not be negative but was " + expirySlack);
+			}
+			this.expirySlack = expirySlack;
 			return this;
 		}
 

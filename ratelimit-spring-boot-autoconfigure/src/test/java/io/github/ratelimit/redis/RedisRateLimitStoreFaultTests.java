@@ -248,11 +248,13 @@ class RedisRateLimitStoreFaultTests {
 		RedisRateLimitStore first = RedisRateLimitStore.builder(client)
 			.keyPrefix("fault")
 			.timeSource(time)
+			.expirySlack(Duration.ofMinutes(10))
 			.timeout(Duration.ofSeconds(5))
 			.build();
 		RedisRateLimitStore second = RedisRateLimitStore.builder(client)
 			.keyPrefix("fault")
 			.timeSource(time)
+			.expirySlack(Duration.ofMinutes(10))
 			.timeout(Duration.ofSeconds(5))
 			.build();
 		this.stores.add(first);

@@ -1,0 +1,101 @@
+package io.github.ratelimit.autoconfigure;
+
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotationMetadata;
+
+import io.github.ratelimit.aop.RateLimitedAdvisor;
+import io.github.ratelimit.aop.RateLimitedInterceptor;
+import io.github.ratelimit.aop.RateLimitedMethodValidator;
+import io.github.ratelimit.aop.RateLimitedOperationSource;
+import io.github.ratelimit.spring.BucketRegistry;
+import io.github.ratelimit.spring.RateLimitExpressions;
+import io.github.ratelimit.spring.RateLimitService;
+
+/**
+ * {@code @RateLimited} on Spring beans: an advisor applied by Spring's auto-proxy creator
+ * (no AspectJ weaver needed), and a post-processor that parses and validates every
+ * annotation when its bean is created, so a bad expression fails startup.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class,
+		afterName = "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration")
+@ConditionalOnClass(name = "org.springframework.aop.support.AbstractBeanFactoryPointcutAdvisor")
+@ConditionalOnBooleanProperty(name = "ratelimit.enabled", matchIfMissing = true)
+@Import(RateLimitAopAutoConfiguration.AutoProxyRegistrar.class)
+public final class RateLimitAopAutoConfiguration {
+
+	// Infrastructure beans are static: post-processors are created before other beans,
+	// and
+	// must not pull the store, the service or the meter registry in early.
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static RateLimitedOperationSource rateLimitedOperationSource(ObjectProvider<BucketRegistry> registry,
+			RateLimitExpressions expressions) {
+		return new RateLimitedOperationSource(registry::getObject, expressions);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static RateLimitedMethodValidator rateLimitedMethodValidator(RateLimitedOperationSource source) {
+		return new RateLimitedMethodValidator(source);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static RateLimitedAdvisor rateLimitedAdvisor(RateLimitedOperationSource source) {
+		RateLimitedAdvisor advisor = new RateLimitedAdvisor(source);
+		advisor.setAdviceBeanName("rateLimitedInterceptor");
+		return advisor;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	RateLimitedInterceptor rateLimitedInterceptor(RateLimitedOperationSource source, RateLimitService service,
+			RateLimitProperties properties) {
+		return new RateLimitedInterceptor(source, service, properties.getNullKey());
+	}
+
+	/**
+	 * Makes sure an auto-proxy creator exists (Spring Boot's {@code AopAutoConfiguration}
+	 * registers one unless {@code spring.aop.auto=false}), proxying classes unless
+	 * {@code spring.aop.proxy-target-class=false}.
+	 */
+	static class AutoProxyRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware {
+
+		private boolean proxyTargetClass = true;
+
+		@Override
+		public void setEnvironment(Environment environment) {
+			this.proxyTargetClass = environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true);
+		}
+
+		@Override
+		public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+			AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+			if (this.proxyTargetClass) {
+				AopConfigUtils.forceAutoProxyCreatorToUseClassProxying(registry);
+			}
+		}
+
+	}
+
+}
