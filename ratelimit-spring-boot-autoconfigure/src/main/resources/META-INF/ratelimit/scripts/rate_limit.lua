@@ -8,8 +8,8 @@
 --             sl    list of admission times (µs), oldest first; expires W after the newest
 --             sw    hash {w = window index, c = current count, p = previous count}; expires 2W after its window starts
 --             swc   hash {<sub-window index> = count}; stale fields deleted; expires W after the newest sub-window
---             tb    hash {c = credit ns (tokens x emission interval), t = µs of c}; expires when full again
---             gcra  string theoretical arrival time in ns; expires at that time
+--             tb    string: time in ns the bucket is full again; expires at that time
+--             gcra  string: theoretical arrival time in ns (the same state); expires at that time
 --             lb    string time the queue drains, ns; expires at that time
 -- ARGV[1]   operation: d = decide, p = peek, r = refund, x = reset
 -- ARGV[2]   cost: permits taken (decide), given back (refund); 1 for peek
@@ -302,53 +302,10 @@ local function sliding_window_counter(key, s, commit)
   return 0, s.limit - sum, retry, 0, reset_now, reset_now
 end
 
-local function token_bucket(key, s, commit)
-  if op == 'x' then
-    redis.call('DEL', key)
-    return
-  end
-  local interval = s.interval
-  local capacity = s.burst * interval
-  local state = redis.call('HMGET', key, 'c', 't')
-  local stored, updated = tonumber(state[1]), tonumber(state[2])
-  local credit = capacity
-  if stored then
-    local elapsed = math.max(0, now - updated)
-    if elapsed < ceil_div(capacity - stored, 1000) then
-      credit = math.min(capacity, stored + elapsed * 1000)
-    end
-  end
-  if op == 'r' then
-    if stored then
-      credit = (cost >= s.burst) and capacity or math.min(capacity, credit + cost * interval)
-      if credit >= capacity then
-        redis.call('DEL', key)
-      else
-        redis.call('HSET', key, 'c', credit, 't', now)
-        expire_in(key, ceil_div(capacity - credit, 1000))
-      end
-    end
-    return
-  end
-  local available = floor_div(credit, interval)
-  local reset_now = ceil_div(capacity - credit, 1000)
-  if cost <= s.burst and cost * interval <= credit then
-    local left = credit - cost * interval
-    local reset_after = ceil_div(capacity - left, 1000)
-    if commit then
-      redis.call('HSET', key, 'c', left, 't', now)
-      expire_in(key, reset_after)
-    end
-    return 1, available, 0, 0, reset_now, reset_after
-  end
-  local retry = -1
-  if cost <= s.burst then
-    retry = ceil_div(cost * interval - credit, 1000)
-  end
-  return 0, available, retry, 0, reset_now, reset_now
-end
-
-local function gcra(key, s, commit)
+-- Token bucket and GCRA are one meter (DESIGN.md §3), kept in one integer: the time, in ns, at
+-- which the bucket is full again (GCRA's theoretical arrival time). Tokens at t are
+-- (burst * interval - (full_at - t)) / interval; that is the credit the in-memory token bucket keeps.
+local function token_bucket_or_gcra(key, s, commit)
   if op == 'x' then
     redis.call('DEL', key)
     return
@@ -415,8 +372,8 @@ local algorithms = {
   sl = sliding_log,
   sw = sliding_window,
   swc = sliding_window_counter,
-  tb = token_bucket,
-  gcra = gcra,
+  tb = token_bucket_or_gcra,
+  gcra = token_bucket_or_gcra,
   lb = leaky_bucket
 }
 
