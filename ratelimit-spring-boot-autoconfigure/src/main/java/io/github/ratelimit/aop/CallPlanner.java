@@ -109,7 +109,8 @@ final class CallPlanner {
 
 	private List<LimitSpec> limits(RateLimitedOperation operation, EvaluationContext context) {
 		Expression expression = operation.limit();
-		if (expression == null) {
+		if (expression == null || operation.bucket().limitConfigured()) {
+			// Configuration overrides what the code says, limitExpression included.
 			return operation.bucket().limits();
 		}
 		Object value = evaluate(expression, context, operation.where("limitExpression"));

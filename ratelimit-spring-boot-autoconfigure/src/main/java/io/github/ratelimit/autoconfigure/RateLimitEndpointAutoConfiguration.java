@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.actuate.RateLimitsEndpointWebExtension;
 import io.github.ratelimit.spring.BucketRegistry;
 import io.github.ratelimit.spring.RateLimitService;
 import io.github.ratelimit.spring.RateLimitStatistics;
@@ -32,6 +33,13 @@ public final class RateLimitEndpointAutoConfiguration {
 	RateLimitsEndpoint rateLimitsEndpoint(BucketRegistry registry, RateLimitStore rateLimitStore,
 			RateLimitStatistics statistics, StoreStatusSource status) {
 		return new RateLimitsEndpoint(registry, rateLimitStore, statistics, status);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(RateLimitsEndpoint.class)
+	RateLimitsEndpointWebExtension rateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint) {
+		return new RateLimitsEndpointWebExtension(endpoint);
 	}
 
 }

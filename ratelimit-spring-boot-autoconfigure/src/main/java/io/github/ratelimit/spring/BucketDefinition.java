@@ -28,6 +28,8 @@ public final class BucketDefinition {
 
 	private final BucketSource source;
 
+	private final boolean limitConfigured;
+
 	private final Map<Long, List<LimitSpec>> byLimit = new ConcurrentHashMap<>();
 
 	/**
@@ -38,6 +40,20 @@ public final class BucketDefinition {
 	 * @param source where the limits come from
 	 */
 	public BucketDefinition(String name, List<LimitSpec> limits, LimitMode mode, BucketSource source) {
+		this(name, limits, mode, source, false);
+	}
+
+	/**
+	 * Creates a definition.
+	 * @param name the bucket name
+	 * @param limits the limits, at least one
+	 * @param mode enforce or shadow
+	 * @param source where the limits come from
+	 * @param limitConfigured whether configuration sets the limit itself, which then wins
+	 * over a per-call {@code limitExpression}
+	 */
+	public BucketDefinition(String name, List<LimitSpec> limits, LimitMode mode, BucketSource source,
+			boolean limitConfigured) {
 		if (limits.isEmpty()) {
 			throw new IllegalArgumentException("bucket '" + name + "' needs at least one limit");
 		}
@@ -45,6 +61,7 @@ public final class BucketDefinition {
 		this.limits = List.copyOf(limits);
 		this.mode = Objects.requireNonNull(mode, "'mode' must not be null");
 		this.source = Objects.requireNonNull(source, "'source' must not be null");
+		this.limitConfigured = limitConfigured;
 	}
 
 	/**
@@ -77,6 +94,15 @@ public final class BucketDefinition {
 	 */
 	public BucketSource source() {
 		return this.source;
+	}
+
+	/**
+	 * Returns whether configuration ({@code ratelimit.buckets.<name>.limit} or
+	 * {@code .limits}) sets the permits, overriding any per-call limit of the code.
+	 * @return whether the limit is configured
+	 */
+	public boolean limitConfigured() {
+		return this.limitConfigured;
 	}
 
 	/**

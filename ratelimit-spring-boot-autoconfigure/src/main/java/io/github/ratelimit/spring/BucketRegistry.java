@@ -126,7 +126,9 @@ public final class BucketRegistry {
 			limits.add(build(name, settings, property, origin, source));
 		}
 		LimitMode mode = (config.mode() != null) ? config.mode() : LimitMode.ENFORCE;
-		return new BucketDefinition(name, limits, mode, inConfiguration ? BucketSource.CONFIGURATION : source);
+		boolean limitConfigured = !config.limits().isEmpty() || config.limit().limit() != null;
+		return new BucketDefinition(name, limits, mode, inConfiguration ? BucketSource.CONFIGURATION : source,
+				limitConfigured);
 	}
 
 	private LimitSpec build(String name, LimitSettings settings, @Nullable String propertyPrefix, String origin,

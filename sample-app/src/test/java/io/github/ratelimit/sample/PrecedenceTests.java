@@ -16,7 +16,8 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
  * filter's bucket {@code api}, as an operator would with
  * {@code RATELIMIT_BUCKETS_LOGIN_LIMIT=3}.
  */
-@TestPropertySource(properties = { "ratelimit.buckets.login.limit=3", "ratelimit.buckets.api.limit=2" })
+@TestPropertySource(properties = { "ratelimit.buckets.login.limit=3", "ratelimit.buckets.api.limit=2",
+		"ratelimit.buckets.reports.limit=2" })
 class PrecedenceTests extends ManualClockMockMvcTests {
 
 	@Test
@@ -41,6 +42,18 @@ class PrecedenceTests extends ManualClockMockMvcTests {
 				.andExpect(header().string("RateLimit", "\"api\";r=" + (2 - i) + ";t=10"));
 		}
 		this.mvc.perform(get("/api/greeting").with(from("10.0.7.1"))).andExpect(status().isTooManyRequests());
+	}
+
+	@Test
+	void aConfiguredLimitOverridesTheLimitExpressionToo() throws Exception {
+		for (String plan : new String[] { "demo-free", "demo-premium" }) {
+			for (int i = 1; i <= 2; i++) {
+				this.mvc.perform(get("/api/reports").header("X-Api-Key", plan))
+					.andExpect(status().isOk())
+					.andExpect(header().string("RateLimit-Policy", "\"reports\";q=2;w=60"));
+			}
+			this.mvc.perform(get("/api/reports").header("X-Api-Key", plan)).andExpect(status().isTooManyRequests());
+		}
 	}
 
 	@Test
