@@ -16,6 +16,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.store.RateLimitStore;
@@ -76,6 +77,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.fallback = fallback;
 		this.mode = mode;
 		this.breaker = breaker;
+		warmUp(fallback);
 		this.breaker.getEventPublisher()
 			.onStateTransition((event) -> logger.warn("Rate limit store '" + primary.name() + "' circuit breaker: "
 					+ event.getStateTransition().getFromState() + " -> " + event.getStateTransition().getToState()
@@ -104,11 +106,14 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	/**
 	 * Returns whether decisions currently bypass the primary store.
-	 * @return {@code true} while the circuit breaker is open
+	 * @return {@code true} while the circuit breaker is open or half-open
 	 */
 	public boolean isDegraded() {
 		CircuitBreaker.State state = this.breaker.getState();
-		return state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.FORCED_OPEN;
+		// Half-open counts: only the probe calls reach the primary, the rest use the
+		// failure mode.
+		return state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.FORCED_OPEN
+				|| state == CircuitBreaker.State.HALF_OPEN;
 	}
 
 	/**
@@ -272,6 +277,18 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		}
 		finally {
 			this.fallback.close();
+		}
+	}
+
+	/**
+	 * Runs every algorithm of the fallback once, so that the first request of an outage,
+	 * which has already waited the primary's timeout, does not also pay for class
+	 * loading.
+	 */
+	private static void warmUp(RateLimitStore fallback) {
+		for (Algorithm algorithm : Algorithm.values()) {
+			List<LimitSpec> limits = List.of(LimitSpec.of(1, "1s", algorithm));
+			fallback.peek("ratelimit-warm-up", "", limits);
 		}
 	}
 

@@ -82,10 +82,11 @@ class FailoverRateLimitStoreTests {
 		assertThat(store.isDegraded()).isTrue();
 		this.primary.up.set(true);
 		Thread.sleep(300);
-		for (int i = 0; i < 3; i++) {
-			store.decide("b", "probe", LIMITS, 1);
-		}
+		store.decide("b", "probe", LIMITS, 1);
+		assertThat(store.isDegraded()).as("half-open: one probe of two succeeded").isTrue();
+		store.decide("b", "probe", LIMITS, 1);
 		assertThat(store.isDegraded()).isFalse();
+		assertThat(store.status().degraded()).isFalse();
 		int before = this.primary.calls.get();
 		store.decide("b", "other", LIMITS, 1);
 		assertThat(this.primary.calls.get()).isEqualTo(before + 1);
