@@ -1,0 +1,150 @@
+package io.github.ratelimit.benchmarks;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Keeps a fixed number of asynchronous calls in flight: each chain issues its next call
+ * when the previous one completes, so the load is closed-loop at exactly
+ * {@code concurrency} calls outstanding.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+final class LoadLoop {
+
+	/**
+	 * One asynchronous call on the key with the given index.
+	 */
+	@FunctionalInterface
+	interface AsyncCall {
+
+		CompletionStage<?> call(int keyIndex);
+
+	}
+
+	/**
+	 * What one run did.
+	 *
+	 * @param opsPerSecond completed calls per second within the measured window
+	 * @param completed every call completed, including the warm edges
+	 * @param failed calls that completed exceptionally
+	 * @param firstFailure the first failure, if any
+	 */
+	record Result(double opsPerSecond, long completed, long failed, String firstFailure) {
+
+	}
+
+	private LoadLoop() {
+	}
+
+	/**
+	 * Runs {@code call} with {@code concurrency} calls in flight over {@code keys} keys,
+	 * measures for {@code duration}, then waits for every call to finish.
+	 * @param call the call
+	 * @param concurrency calls in flight
+	 * @param keys number of distinct keys, visited in a scrambled order
+	 * @param duration measured time
+	 * @return the result
+	 * @throws InterruptedException when interrupted
+	 */
+	static Result run(AsyncCall call, int concurrency, int keys, Duration duration) throws InterruptedException {
+		Chains chains = new Chains(call, concurrency, keys);
+		chains.start();
+		long c0 = chains.completed.sum();
+		long t0 = System.nanoTime();
+		Thread.sleep(duration.toMillis());
+		long c1 = chains.completed.sum();
+		long t1 = System.nanoTime();
+		chains.stop();
+		double opsPerSecond = (c1 - c0) * 1e9 / (t1 - t0);
+		String failure = chains.firstFailure;
+		return new Result(opsPerSecond, chains.completed.sum(), chains.failed.sum(), (failure != null) ? failure : "");
+	}
+
+	private static final class Chains {
+
+		private final AsyncCall call;
+
+		private final int concurrency;
+
+		private final int keys;
+
+		private final AtomicLong sequence = new AtomicLong();
+
+		private final LongAdder completed = new LongAdder();
+
+		private final LongAdder failed = new LongAdder();
+
+		private final CountDownLatch finished;
+
+		private volatile boolean stopped;
+
+		private volatile @Nullable String firstFailure;
+
+		Chains(AsyncCall call, int concurrency, int keys) {
+			this.call = call;
+			this.concurrency = concurrency;
+			this.keys = keys;
+			this.finished = new CountDownLatch(concurrency);
+		}
+
+		void start() {
+			for (int i = 0; i < this.concurrency; i++) {
+				next();
+			}
+		}
+
+		void stop() throws InterruptedException {
+			this.stopped = true;
+			if (!this.finished.await(30, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("Calls still in flight 30s after the load stopped");
+			}
+		}
+
+		private void next() {
+			if (this.stopped) {
+				this.finished.countDown();
+				return;
+			}
+			// A full-period step through [0, keys): every key is visited, in scrambled
+			// order.
+			int key = (int) Math.floorMod(this.sequence.getAndIncrement() * 40_503L, (long) this.keys);
+			CompletionStage<?> stage;
+			try {
+				stage = this.call.call(key);
+			}
+			catch (RuntimeException ex) {
+				onFailure(ex);
+				next();
+				return;
+			}
+			stage.whenComplete((result, ex) -> {
+				if (ex != null) {
+					onFailure(ex);
+				}
+				else {
+					this.completed.increment();
+				}
+				next();
+			});
+		}
+
+		private void onFailure(Throwable ex) {
+			this.failed.increment();
+			if (this.firstFailure == null) {
+				this.firstFailure = ex.toString();
+			}
+			// A benchmark that fails measures nothing: stop, and let the driver report
+			// it.
+			this.stopped = true;
+		}
+
+	}
+
+}

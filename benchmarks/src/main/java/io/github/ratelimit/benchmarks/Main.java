@@ -1,0 +1,48 @@
+package io.github.ratelimit.benchmarks;
+
+import java.util.Arrays;
+
+/**
+ * Entry point of the benchmarks; {@code benchmarks/run.sh} calls it once per step. <pre>
+ * memory         JMH: in-memory store vs Bucket4j local and Resilience4j (1 and 2 threads)
+ * redis          Redis store vs plain Lettuce EVALSHA and Bucket4j Lettuce  --redis-port=N
+ * redis-memory   Redis bytes per key per algorithm at 100,000 keys          --redis-port=N
+ * http           sample app limited vs unlimited                            --limited=URL --unlimited=URL ...
+ * report         results/latest.csv to results/latest.md, RATIO lines and docs/throughput.svg
+ * pictures       docs/algorithms.svg from the core algorithms
+ * </pre> Every command takes {@code --quick=true} for short runs and {@code --csv=PATH}.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public final class Main {
+
+	private Main() {
+	}
+
+	/**
+	 * Runs one command.
+	 * @param args the command and its {@code --name=value} options
+	 * @throws Exception when the command fails
+	 */
+	public static void main(String[] args) throws Exception {
+		if (args.length == 0) {
+			throw new IllegalArgumentException(
+					"Usage: Main memory|redis|redis-memory|http|report|pictures [--name=value ...]; args were "
+							+ Arrays.toString(args));
+		}
+		Options options = new Options(args, 1);
+		switch (args[0]) {
+			case "memory":
+				MemoryComparison.main(options);
+				break;
+			case "redis":
+				RedisComparison.main(options);
+				break;
+			default:
+				throw new IllegalArgumentException(
+						"Unknown command '" + args[0] + "': memory, redis, redis-memory, http, report or pictures");
+		}
+		System.exit(0);
+	}
+
+}

@@ -1,0 +1,138 @@
+package io.github.ratelimit.benchmarks;
+
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import io.github.bucket4j.Bucket;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.RateLimiter;
+import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
+
+/**
+ * One decision of an in-process limiter: our {@link InMemoryRateLimitStore} (through the
+ * public {@link RateLimiter} API) against a local Bucket4j bucket and a Resilience4j
+ * {@code RateLimiter}, on one key or spread over many keys, with a limit that allows
+ * everything (the cost of deciding) or one that rejects almost everything.
+ * <p>
+ * Neither peer has keys: a user keeps one bucket or limiter per key in a
+ * {@link ConcurrentHashMap}, which is what the peers do here. That map never forgets a
+ * key, where ours is bounded and expires idle keys; the comparison includes that work.
+ * <p>
+ * All three are token-bucket-like meters with the same limit: {@code allow} is 10^9 per
+ * hour (never exhausted within a run), {@code reject} is 1 per hour (the first call per
+ * key is allowed, every later one rejected).
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+public class MemoryStoreBenchmark {
+
+	private static final long ALLOW_LIMIT = 1_000_000_000L;
+
+	private static final Duration WINDOW = Duration.ofHours(1);
+
+	/** The limiter: {@code ours}, {@code bucket4j} or {@code resilience4j}. */
+	@Param({ "ours", "bucket4j", "resilience4j" })
+	public String impl = "ours";
+
+	/** How many distinct keys the calls are spread over. */
+	@Param({ "1", "100000" })
+	public int keys = 1;
+
+	/** {@code allow}: a limit never reached; {@code reject}: 1 per hour. */
+	@Param({ "allow", "reject" })
+	public String outcome = "allow";
+
+	private String[] keyNames = new String[0];
+
+	private Predicate<String> limiter = (key) -> true;
+
+	private InMemoryRateLimitStore store = InMemoryRateLimitStore.create();
+
+	@Setup(Level.Trial)
+	public void setUp() {
+		this.keyNames = new String[this.keys];
+		for (int i = 0; i < this.keys; i++) {
+			this.keyNames[i] = String.format("user-%07d", i);
+		}
+		long limit = "allow".equals(this.outcome) ? ALLOW_LIMIT : 1;
+		this.limiter = createLimiter(this.impl, limit);
+	}
+
+	@TearDown(Level.Trial)
+	public void tearDown() {
+		this.store.close();
+	}
+
+	private Predicate<String> createLimiter(String impl, long limit) {
+		switch (impl) {
+			case "ours":
+				this.store = InMemoryRateLimitStore.create();
+				RateLimiter ours = RateLimiter.builder(this.store)
+					.bucket("api")
+					.limit(LimitSpec.of(limit, WINDOW, Algorithm.TOKEN_BUCKET))
+					.build();
+				return (key) -> ours.tryAcquire(key).allowed();
+			case "bucket4j":
+				ConcurrentMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+				return (key) -> buckets
+					.computeIfAbsent(key,
+							(k) -> Bucket.builder()
+								.addLimit((bandwidth) -> bandwidth.capacity(limit).refillGreedy(limit, WINDOW))
+								.build())
+					.tryConsume(1);
+			case "resilience4j":
+				RateLimiterConfig config = RateLimiterConfig.custom()
+					.limitForPeriod((int) Math.min(limit, Integer.MAX_VALUE))
+					.limitRefreshPeriod(WINDOW)
+					.timeoutDuration(Duration.ZERO)
+					.build();
+				ConcurrentMap<String, io.github.resilience4j.ratelimiter.RateLimiter> limiters = new ConcurrentHashMap<>();
+				return (key) -> limiters
+					.computeIfAbsent(key, (k) -> io.github.resilience4j.ratelimiter.RateLimiter.of(k, config))
+					.acquirePermission();
+			default:
+				throw new IllegalArgumentException("Unknown impl '" + impl + "': ours, bucket4j or resilience4j");
+		}
+	}
+
+	/**
+	 * Each thread walks the keys in its own pseudo-random order.
+	 */
+	@State(Scope.Thread)
+	public static class Cursor {
+
+		private int next = (int) (Thread.currentThread().getId() % 1000) * 7919;
+
+		int next(int size) {
+			// A full-period step through [0, size) that defeats the prefetcher.
+			this.next = Math.floorMod(this.next + 40_503, size);
+			return this.next;
+		}
+
+	}
+
+	@Benchmark
+	public boolean decide(Cursor cursor) {
+		return this.limiter.test(this.keyNames[cursor.next(this.keyNames.length)]);
+	}
+
+}

@@ -1,0 +1,324 @@
+package io.github.ratelimit.benchmarks;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.event.command.CommandListener;
+import io.lettuce.core.event.command.CommandStartedEvent;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.redis.RedisRateLimitStore;
+import io.github.ratelimit.store.RateLimitStore;
+
+/**
+ * Redis side by side, same Redis, same client library, same concurrency, alternating
+ * trials so drift hits both sides alike:
+ * <ul>
+ * <li>{@code redis-vs-lettuce-evalsha-c64}: our {@link RedisRateLimitStore} (token
+ * bucket, one hot key, 64 calls in flight through {@code decideAsync}) against plain
+ * Lettuce async {@code EVALSHA} of {@code token_bucket_minimal.lua}, the same state and
+ * Redis commands with nothing else: the client's ceiling.</li>
+ * <li>{@code redis-vs-bucket4j-lettuce-hot} and {@code -100k}: ours against Bucket4j's
+ * Lettuce compare-and-swap proxy manager, at 16 and 64 in flight, on one key and on
+ * 100,000 keys.</li>
+ * </ul>
+ * Commands per decision are counted twice in a separate run per variant: on the wire (a
+ * Lettuce {@link CommandListener}) and in Redis ({@code INFO commandstats}, which also
+ * counts the commands scripts run).
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+final class RedisComparison {
+
+	/**
+	 * The hot key's limit, 10^9 per hour: never exhausted in a run, so every decision is
+	 * allowed.
+	 */
+	static final LimitSpec HOT_LIMIT = LimitSpec.of(1_000_000_000L, Duration.ofHours(1), Algorithm.TOKEN_BUCKET);
+
+	/**
+	 * Each of 100,000 keys' limit, 1000 per hour: a key sees a few dozen decisions per
+	 * run, all allowed, and its state lives (3.6s per permit taken) from one visit to the
+	 * next, as a real user's would.
+	 */
+	static final LimitSpec PER_USER_LIMIT = LimitSpec.of(1000, Duration.ofHours(1), Algorithm.TOKEN_BUCKET);
+
+	private final RedisURI uri;
+
+	private final Options options;
+
+	private final Path csv;
+
+	private RedisComparison(RedisURI uri, Options options, Path csv) {
+		this.uri = uri;
+		this.options = options;
+		this.csv = csv;
+	}
+
+	static void main(Options options) throws Exception {
+		RedisURI uri = RedisURI.create("127.0.0.1", options.intValue("redis-port", 0));
+		new RedisComparison(uri, options, options.csv()).run();
+	}
+
+	private void run() throws Exception {
+		String only = this.options.value("only", "");
+		if (only.isEmpty() || only.equals("evalsha")) {
+			compare("redis-vs-lettuce-evalsha-c64", "hot-c64", "lettuce-evalsha", 64, 1);
+		}
+		if (only.isEmpty() || only.equals("bucket4j")) {
+			for (int keys : new int[] { 1, 100_000 }) {
+				for (int concurrency : new int[] { 16, 64 }) {
+					String name = "redis-vs-bucket4j-lettuce-" + ((keys == 1) ? "hot" : "100k");
+					compare(name, ((keys == 1) ? "hot" : "100k") + "-c" + concurrency, "bucket4j-lettuce", concurrency,
+							keys);
+				}
+			}
+		}
+	}
+
+	private void compare(String comparison, String variant, String peer, int concurrency, int keys) throws Exception {
+		System.out.printf("%s %s: %d in flight, %d key(s)%n", comparison, variant, concurrency, keys);
+		flushAll();
+		Duration trial = this.options.duration("trial", Duration.ofSeconds(3));
+		int trials = this.options.intValue("trials", 5);
+		Map<String, double[]> samples = new LinkedHashMap<>();
+		samples.put("ours", new double[trials]);
+		samples.put(peer, new double[trials]);
+		RedisClient client = RedisClient.create(this.uri);
+		try (Contender ours = contender("ours", client, keys); Contender theirs = contender(peer, client, keys)) {
+			Contender[] both = { ours, theirs };
+			for (Contender contender : both) {
+				check(LoadLoop.run(contender.call, concurrency, keys, this.options.duration("warmup", trial)),
+						contender);
+			}
+			for (int i = 0; i < trials; i++) {
+				// Alternate who goes first, so neither always runs on a warmer machine.
+				for (int j = 0; j < 2; j++) {
+					Contender contender = both[(i + j) % 2];
+					LoadLoop.Result result = check(LoadLoop.run(contender.call, concurrency, keys, trial), contender);
+					samples.get(contender.name)[i] = result.opsPerSecond();
+				}
+			}
+		}
+		finally {
+			client.shutdown();
+		}
+		List<Measurement> measurements = new ArrayList<>();
+		for (Map.Entry<String, double[]> entry : samples.entrySet()) {
+			measurements.add(
+					Measurement.of(comparison, variant, entry.getKey(), "throughput", "decisions/s", entry.getValue()));
+		}
+		measurements.addAll(countCommands(comparison, variant, "ours", concurrency, keys));
+		measurements.addAll(countCommands(comparison, variant, peer, concurrency, keys));
+		Measurement.append(this.csv, measurements);
+	}
+
+	/**
+	 * Runs one contender on a client of its own that counts commands on the wire, and
+	 * reads Redis's own count.
+	 */
+	private List<Measurement> countCommands(String comparison, String variant, String impl, int concurrency, int keys)
+			throws Exception {
+		CountingListener wire = new CountingListener();
+		RedisClient client = RedisClient.create(this.uri);
+		client.addListener(wire);
+		try (Contender contender = contender(impl, client, keys)) {
+			LoadLoop.run(contender.call, concurrency, keys, Duration.ofMillis(300));
+			wire.counts.clear();
+			redis((commands) -> commands.configResetstat());
+			double cpuBefore = redisCpuSeconds();
+			LoadLoop.Result result = check(LoadLoop.run(contender.call, concurrency, keys,
+					this.options.duration("count", Duration.ofSeconds(1))), contender);
+			double cpuMicros = (redisCpuSeconds() - cpuBefore) * 1e6;
+			Map<String, Long> server = commandStats();
+			double decisions = result.completed();
+			long onWire = wire.counts.values().stream().mapToLong(LongAdder::sum).sum();
+			long inRedis = server.values().stream().mapToLong(Long::longValue).sum();
+			System.out.printf("  %s commands: wire %s, redis %s%n", impl, wire.snapshot(), server);
+			return List.of(
+					Measurement.of(comparison, variant, impl, "wire-commands", "commands/decision",
+							new double[] { onWire / decisions }),
+					Measurement.of(comparison, variant, impl, "redis-commands", "commands/decision",
+							new double[] { inRedis / decisions }),
+					Measurement.of(comparison, variant, impl, "redis-cpu", "µs/decision",
+							new double[] { cpuMicros / decisions }));
+		}
+		finally {
+			client.shutdown();
+		}
+	}
+
+	private Contender contender(String impl, RedisClient client, int keys) {
+		String[] keyNames = new String[keys];
+		for (int i = 0; i < keys; i++) {
+			keyNames[i] = String.format("user-%07d", i);
+		}
+		LimitSpec limit = (keys == 1) ? HOT_LIMIT : PER_USER_LIMIT;
+		List<LimitSpec> limits = List.of(limit);
+		switch (impl) {
+			case "ours":
+				RedisRateLimitStore store = RedisRateLimitStore.builder(client).timeout(Duration.ofSeconds(2)).build();
+				store.start(Duration.ofSeconds(5));
+				return new Contender(impl,
+						(i) -> store.decideAsync("api", keyNames[i], limits, 1, RateLimitStore.NO_MAX_DELAY),
+						store::close);
+			case "lettuce-evalsha":
+				StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
+				RedisAsyncCommands<String, String> async = connection.async();
+				String sha = connection.sync().scriptLoad(minimalScript());
+				String capacity = Long.toString(limit.burst() * limit.emissionIntervalNanos());
+				String interval = Long.toString(limit.emissionIntervalNanos());
+				String[][] keyArrays = new String[keys][];
+				for (int i = 0; i < keys; i++) {
+					// The same key shape as ours: rl:{<bucket>:<key>}:tb0.
+					keyArrays[i] = new String[] { "ev:{api:" + keyNames[i] + "}:tb0" };
+				}
+				return new Contender(impl, (i) -> async.<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keyArrays[i],
+						capacity, interval, "1"), connection::close);
+			case "bucket4j-lettuce":
+				BucketConfiguration configuration = BucketConfiguration.builder()
+					.addLimit((bandwidth) -> bandwidth.capacity(limit.burst())
+						.refillGreedy(limit.limit(), limit.window()))
+					.build();
+				// Keys expire once the bucket would be full again, like ours.
+				var proxyManager = Bucket4jLettuce.casBasedBuilder(client)
+					.expirationAfterWrite(
+							ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ZERO))
+					.build();
+				AsyncProxyManager<byte[]> buckets = proxyManager.asAsync();
+				byte[][] keyBytes = new byte[keys][];
+				for (int i = 0; i < keys; i++) {
+					keyBytes[i] = ("b4j:{api:" + keyNames[i] + "}").getBytes(StandardCharsets.UTF_8);
+				}
+				Supplier<CompletableFuture<BucketConfiguration>> config = () -> CompletableFuture
+					.completedFuture(configuration);
+				return new Contender(impl, (i) -> buckets.builder().build(keyBytes[i], config).tryConsume(1), () -> {
+				});
+			default:
+				throw new IllegalArgumentException("Unknown implementation " + impl);
+		}
+	}
+
+	private static String minimalScript() {
+		try (InputStream in = RedisComparison.class.getResourceAsStream("/benchmarks/token_bucket_minimal.lua")) {
+			if (in == null) {
+				throw new IllegalStateException("benchmarks/token_bucket_minimal.lua is not on the classpath");
+			}
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static LoadLoop.Result check(LoadLoop.Result result, Contender contender) {
+		if (result.failed() > 0) {
+			throw new IllegalStateException(
+					contender.name + " failed " + result.failed() + " call(s), first: " + result.firstFailure());
+		}
+		return result;
+	}
+
+	private void flushAll() {
+		redis((commands) -> commands.flushall());
+	}
+
+	private Map<String, Long> commandStats() {
+		Map<String, Long> stats = new LinkedHashMap<>();
+		String info = redis((commands) -> commands.info("commandstats"));
+		for (String line : info.split("\r?\n")) {
+			// cmdstat_evalsha:calls=123,usec=...
+			if (line.startsWith("cmdstat_")) {
+				String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+				// The benchmark's own CONFIG RESETSTAT, INFO and HELLO are not decisions' work.
+				if (!name.startsWith("config") && !name.equals("info") && !name.equals("hello")) {
+					String calls = line.substring(line.indexOf("calls=") + 6);
+					stats.put(name, Long.parseLong(calls.substring(0, calls.indexOf(','))));
+				}
+			}
+		}
+		return stats;
+	}
+
+	/**
+	 * Returns the CPU time the Redis server used so far (user + system), from
+	 * {@code INFO cpu}.
+	 */
+	private double redisCpuSeconds() {
+		String info = redis((commands) -> commands.info("cpu"));
+		double seconds = 0;
+		for (String line : info.split("\r?\n")) {
+			if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+				seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+			}
+		}
+		return seconds;
+	}
+
+	private <T> T redis(Function<RedisCommands<String, String>, T> action) {
+		RedisClient client = RedisClient.create(this.uri);
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			return action.apply(connection.sync());
+		}
+		finally {
+			client.shutdown();
+		}
+	}
+
+	/**
+	 * One side of a comparison.
+	 */
+	private record Contender(String name, LoadLoop.AsyncCall call, Runnable closer) implements AutoCloseable {
+
+		@Override
+		public void close() {
+			this.closer.run();
+		}
+
+	}
+
+	/**
+	 * Counts commands as Lettuce writes them.
+	 */
+	private static final class CountingListener implements CommandListener {
+
+		final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
+
+		@Override
+		public void commandStarted(CommandStartedEvent event) {
+			this.counts.computeIfAbsent(event.getCommand().getType().toString(), (k) -> new LongAdder()).increment();
+		}
+
+		Map<String, Long> snapshot() {
+			Map<String, Long> result = new LinkedHashMap<>();
+			this.counts.forEach((name, count) -> result.put(name, count.sum()));
+			return result;
+		}
+
+	}
+
+}
