@@ -38,6 +38,18 @@ public final class Main {
 			case "redis":
 				RedisComparison.main(options);
 				break;
+			case "redis-memory":
+				RedisMemoryPerKey.main(options);
+				break;
+			case "http":
+				HttpComparison.main(options);
+				break;
+			case "report":
+				Report.main(options);
+				break;
+			case "pictures":
+				AlgorithmPictures.main(options);
+				break;
 			default:
 				throw new IllegalArgumentException(
 						"Unknown command '" + args[0] + "': memory, redis, redis-memory, http, report or pictures");

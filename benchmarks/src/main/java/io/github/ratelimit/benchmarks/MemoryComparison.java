@@ -39,6 +39,10 @@ final class MemoryComparison {
 				.measurementTime(TimeValue.milliseconds(quick ? 500 : 1000))
 				.timeUnit(TimeUnit.SECONDS)
 				.shouldFailOnError(true);
+			String log = options.value("jmh-log", "");
+			if (!log.isEmpty()) {
+				jmh.output(log + ".t" + threads);
+			}
 			String impls = options.value("impls", "");
 			if (!impls.isEmpty()) {
 				jmh.param("impl", impls.split(","));

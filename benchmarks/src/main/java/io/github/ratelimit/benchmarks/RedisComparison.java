@@ -254,7 +254,8 @@ final class RedisComparison {
 			// cmdstat_evalsha:calls=123,usec=...
 			if (line.startsWith("cmdstat_")) {
 				String name = line.substring("cmdstat_".length(), line.indexOf(':'));
-				// The benchmark's own CONFIG RESETSTAT, INFO and HELLO are not decisions' work.
+				// The benchmark's own CONFIG RESETSTAT, INFO and HELLO are not decisions'
+				// work.
 				if (!name.startsWith("config") && !name.equals("info") && !name.equals("hello")) {
 					String calls = line.substring(line.indexOf("calls=") + 6);
 					stats.put(name, Long.parseLong(calls.substring(0, calls.indexOf(','))));

@@ -1,0 +1,102 @@
+package io.github.ratelimit.benchmarks;
+
+import java.io.IOException;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code http-overhead-memory} and {@code http-overhead-redis}: the sample app's limited
+ * endpoint {@code /api/greeting} (filter rule, sliding window counter keyed by client IP,
+ * a limit never reached) against the same endpoint of the same app started with
+ * {@code --ratelimit.enabled=false}. The apps run side by side (run.sh starts them); the
+ * trials rotate between them so drift hits all alike.
+ * <p>
+ * Two loads per app: {@code c16}, 16 connections back to back (throughput, and latency
+ * under saturation), and {@code c1}, one connection (the latency of a request on an idle
+ * server: what limiting adds to each request).
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+final class HttpComparison {
+
+	private HttpComparison() {
+	}
+
+	static void main(Options options) throws Exception {
+		Map<String, URI> apps = new LinkedHashMap<>();
+		apps.put("unlimited", URI.create(options.required("unlimited")));
+		apps.put("memory", URI.create(options.required("limited-memory")));
+		String redis = options.value("limited-redis", "");
+		if (!redis.isEmpty()) {
+			apps.put("redis", URI.create(redis));
+		}
+		for (URI url : apps.values()) {
+			awaitReady(url, Duration.ofMinutes(3));
+		}
+		Duration trial = options.duration("trial", Duration.ofSeconds(3));
+		Duration warmup = options.duration("warmup", Duration.ofSeconds(10));
+		int trials = options.intValue("trials", 5);
+		int connections = options.intValue("connections", 16);
+		List<Measurement> measurements = new ArrayList<>();
+		for (int c : new int[] { connections, 1 }) {
+			for (Map.Entry<String, URI> app : apps.entrySet()) {
+				check(app.getKey(), HttpLoad.run(app.getValue(), c, warmup));
+			}
+			Map<String, double[][]> samples = new LinkedHashMap<>();
+			for (String name : apps.keySet()) {
+				samples.put(name, new double[3][trials]);
+			}
+			List<String> names = new ArrayList<>(apps.keySet());
+			for (int i = 0; i < trials; i++) {
+				for (int j = 0; j < names.size(); j++) {
+					String name = names.get((i + j) % names.size());
+					HttpLoad.Result result = check(name, HttpLoad.run(apps.get(name), c, trial));
+					samples.get(name)[0][i] = result.requestsPerSecond();
+					samples.get(name)[1][i] = result.percentileMillis(50);
+					samples.get(name)[2][i] = result.percentileMillis(99);
+				}
+			}
+			String variant = "c" + c;
+			for (String name : names) {
+				if (name.equals("unlimited")) {
+					continue;
+				}
+				String comparison = "http-overhead-" + name;
+				for (String impl : new String[] { "ours", "unlimited" }) {
+					double[][] s = samples.get(impl.equals("ours") ? name : "unlimited");
+					measurements.add(Measurement.of(comparison, variant, impl, "throughput", "requests/s", s[0]));
+					measurements.add(Measurement.of(comparison, variant, impl, "p50", "ms", s[1]));
+					measurements.add(Measurement.of(comparison, variant, impl, "p99", "ms", s[2]));
+				}
+			}
+		}
+		Measurement.append(options.csv(), measurements);
+	}
+
+	private static HttpLoad.Result check(String app, HttpLoad.Result result) {
+		if (result.errors() > 0) {
+			throw new IllegalStateException(app + ": " + result.errors() + " failed request(s), first: "
+					+ result.firstError() + " (a 429 means the benchmark limit is too low)");
+		}
+		return result;
+	}
+
+	private static void awaitReady(URI url, Duration timeout) throws InterruptedException, IOException {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		String last = "";
+		while (System.nanoTime() < deadline) {
+			HttpLoad.Result probe = HttpLoad.run(url, 1, Duration.ofMillis(200));
+			if (probe.errors() == 0 && probe.latenciesMicros().length > 0) {
+				return;
+			}
+			last = probe.firstError();
+			Thread.sleep(500);
+		}
+		throw new IOException(url + " did not answer 200 within " + timeout + ": " + last);
+	}
+
+}
