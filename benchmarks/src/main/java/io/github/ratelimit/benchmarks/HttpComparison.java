@@ -15,9 +15,10 @@ import java.util.Map;
  * {@code --ratelimit.enabled=false}. The apps run side by side (run.sh starts them); the
  * trials rotate between them so drift hits all alike.
  * <p>
- * Two loads per app: {@code c16}, 16 connections back to back (throughput, and latency
- * under saturation), and {@code c1}, one connection (the latency of a request on an idle
- * server: what limiting adds to each request).
+ * Two loads per app, after a warm-up: {@code c16}, 16 connections back to back
+ * (throughput, and latency under saturation; every request has the same client IP, so all
+ * 16 contend for one key), and {@code c1}, one connection (the latency of a request on an
+ * otherwise idle server: what limiting adds to each request).
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -42,9 +43,14 @@ final class HttpComparison {
 		int trials = options.intValue("trials", 5);
 		int connections = options.intValue("connections", 16);
 		List<Measurement> measurements = new ArrayList<>();
+		// Warm up at a concurrency that leaves the JIT compiler threads some CPU: on two
+		// cores, 16 busy connections starve them and the warm-up never ends.
+		for (Map.Entry<String, URI> app : apps.entrySet()) {
+			check(app.getKey(), HttpLoad.run(app.getValue(), 2, warmup));
+		}
 		for (int c : new int[] { connections, 1 }) {
 			for (Map.Entry<String, URI> app : apps.entrySet()) {
-				check(app.getKey(), HttpLoad.run(app.getValue(), c, warmup));
+				check(app.getKey(), HttpLoad.run(app.getValue(), c, Duration.ofSeconds(1)));
 			}
 			Map<String, double[][]> samples = new LinkedHashMap<>();
 			for (String name : apps.keySet()) {

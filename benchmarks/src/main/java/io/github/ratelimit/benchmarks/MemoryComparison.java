@@ -34,9 +34,9 @@ final class MemoryComparison {
 				.forks(1)
 				.jvmArgsAppend("-Xms1g", "-Xmx1g")
 				.warmupIterations(quick ? 2 : 5)
-				.warmupTime(TimeValue.milliseconds(quick ? 500 : 1000))
+				.warmupTime(TimeValue.milliseconds(quick ? 400 : 1000))
 				.measurementIterations(quick ? 3 : 7)
-				.measurementTime(TimeValue.milliseconds(quick ? 500 : 1000))
+				.measurementTime(TimeValue.milliseconds(quick ? 400 : 1000))
 				.timeUnit(TimeUnit.SECONDS)
 				.shouldFailOnError(true);
 			String log = options.value("jmh-log", "");

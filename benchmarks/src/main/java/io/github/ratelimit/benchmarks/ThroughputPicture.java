@@ -27,7 +27,7 @@ final class ThroughputPicture {
 	static String draw(List<Report.Ratio> ratios, String machine) {
 		List<Report.Ratio> rows = ratios.stream().filter((r) -> !r.headline()).toList();
 		long groups = rows.stream().map(Report.Ratio::comparison).distinct().count();
-		int top = 70;
+		int top = 86;
 		int height = top + rows.size() * ROW + (int) groups * 26 + 50;
 		int width = LABEL + PLOT + 330;
 		Svg svg = new Svg(width, height);
