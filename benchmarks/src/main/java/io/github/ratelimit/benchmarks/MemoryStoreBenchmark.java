@@ -22,6 +22,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.RateLimiter;
+import io.github.ratelimit.TimeSource;
+import io.github.ratelimit.algorithm.Meter;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 /**
@@ -61,6 +63,22 @@ public class MemoryStoreBenchmark {
 	@Param({ "allow", "reject" })
 	public String outcome = "allow";
 
+	/**
+	 * Diagnostics for ours, not run by run.sh: {@code system} reads the wall clock
+	 * ({@code Instant.now()}) as the store does by default, {@code nanotime} a clock
+	 * based on {@code System.nanoTime()}.
+	 */
+	@Param({ "system" })
+	public String clock = "system";
+
+	/**
+	 * Diagnostics for ours, not run by run.sh: where Caffeine runs its housekeeping,
+	 * {@code common} (the default, the common pool) or {@code caller} (the deciding
+	 * thread).
+	 */
+	@Param({ "common" })
+	public String maintenance = "common";
+
 	private String[] keyNames = new String[0];
 
 	private Predicate<String> limiter = (key) -> true;
@@ -85,12 +103,34 @@ public class MemoryStoreBenchmark {
 	private Predicate<String> createLimiter(String impl, long limit) {
 		switch (impl) {
 			case "ours":
-				this.store = InMemoryRateLimitStore.create();
+				InMemoryRateLimitStore.Builder builder = InMemoryRateLimitStore.builder();
+				if ("nanotime".equals(this.clock)) {
+					long offset = TimeSource.system().nowMicros() - System.nanoTime() / 1000;
+					builder.timeSource(() -> offset + System.nanoTime() / 1000);
+				}
+				if ("caller".equals(this.maintenance)) {
+					builder.executor(Runnable::run);
+				}
+				this.store = builder.build();
 				RateLimiter ours = RateLimiter.builder(this.store)
 					.bucket("api")
 					.limit(LimitSpec.of(limit, WINDOW, Algorithm.TOKEN_BUCKET))
 					.build();
 				return (key) -> ours.tryAcquire(key).allowed();
+			case "meter-chm":
+				// Diagnostic, not run by run.sh: our algorithm (the same Meter the store
+				// uses) in a plain ConcurrentHashMap under a per-key lock, without the
+				// store's bounded, expiring Caffeine map. What the algorithm itself
+				// costs.
+				LimitSpec spec = LimitSpec.of(limit, WINDOW, Algorithm.TOKEN_BUCKET);
+				ConcurrentMap<String, Meter> meters = new ConcurrentHashMap<>();
+				return (key) -> {
+					Meter meter = meters.computeIfAbsent(key, (k) -> Meter.create(spec));
+					synchronized (meter) {
+						return meter.tryAcquire(spec, TimeSource.system().nowMicros(), 1, Long.MAX_VALUE, true)
+							.allowed();
+					}
+				};
 			case "bucket4j":
 				ConcurrentMap<String, Bucket> buckets = new ConcurrentHashMap<>();
 				return (key) -> buckets

@@ -10,7 +10,7 @@ import java.util.function.IntFunction;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SetArgs;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
@@ -22,9 +22,9 @@ import io.github.ratelimit.store.RateLimitStore;
 /**
  * Redis memory per key per algorithm: flush, read {@code used_memory}, make one decision
  * (and, for the sliding log, ten) on each of 100,000 keys
- * ({@code rl:{api:user-0000042}:…}, 100 per hour), read it again and divide. The floor
- * beside it is a bare {@code SET <same key name> 1 PX} per key: what Redis itself charges
- * for a key of that name with an expiry, whatever the value.
+ * ({@code rl:{api:user-0000042}:…}, 100 per hour), read it again and divide. The floors
+ * beside it are bare {@code SET}s of one string per key: what Redis itself charges for a
+ * key of that name with an expiry, whatever the algorithm.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -62,16 +62,34 @@ final class RedisMemoryPerKey {
 							"bytes/permit", new double[] { (ten - one) / 9 }));
 				}
 			}
-			var async = admin.async();
-			SetArgs px = SetArgs.Builder.px(3_600_000);
-			double floor = bytesPerKey(sync, (i) -> async.set("rl:{api:" + keys[i % KEYS] + "}:tb0", "1", px), 1);
-			measurements.add(Measurement.of("redis-memory-per-key", "floor", "bare-set-px", "memory", "bytes/key",
-					new double[] { floor }));
+			// What Redis charges whatever the algorithm: one string per key, with and
+			// without an
+			// expiry, with a small shared integer or a 19-digit one, and with a shorter
+			// name.
+			floor(sync, measurements, "floor-ttl", "'rl:{api:user-' .. string.format('%07d', i) .. '}:tb0'", "'1'",
+					true);
+			floor(sync, measurements, "floor-ttl-19-digits", "'rl:{api:user-' .. string.format('%07d', i) .. '}:tb0'",
+					"'1700000000123456789'", true);
+			floor(sync, measurements, "floor-no-ttl", "'rl:{api:user-' .. string.format('%07d', i) .. '}:tb0'", "'1'",
+					false);
+			floor(sync, measurements, "floor-ttl-12-char-name", "'rl:{' .. string.format('%07d', i) .. '}'", "'1'",
+					true);
 		}
 		finally {
 			client.shutdown();
 		}
 		Measurement.append(options.csv(), measurements);
+	}
+
+	private static void floor(RedisCommands<String, String> sync, List<Measurement> measurements, String variant,
+			String name, String value, boolean ttl) {
+		sync.flushall();
+		long before = usedMemory(sync);
+		String script = "for i = 0, " + (KEYS - 1) + " do redis.call('SET', " + name + ", " + value
+				+ (ttl ? ", 'PX', 3600000" : "") + ") end";
+		sync.eval(script, ScriptOutputType.STATUS);
+		measurements.add(Measurement.of("redis-memory-per-key", variant, "bare-set", "memory", "bytes/key",
+				new double[] { (double) (usedMemory(sync) - before) / KEYS }));
 	}
 
 	private static double bytesPerKey(RedisCommands<String, String> sync, IntFunction<CompletionStage<?>> call,

@@ -220,8 +220,11 @@ final class Report {
 		if (!memory.isEmpty()) {
 			md.append("\n## Redis memory per key\n\n");
 			md.append("100,000 keys `rl:{api:user-0000042}:<code>0`, 100 per hour, one decision each (`used_memory` ")
-				.append("delta / keys). `floor`: a bare `SET <same name> 1 PX` per key. Goals: <= 100 B for fixed ")
-				.append("window, token bucket and GCRA; sliding log <= 40 B per logged permit.\n\n");
+				.append("delta / keys). `floor-*`: bare `SET`s of one string per key, what Redis charges whatever ")
+				.append("the algorithm: `floor-ttl` the same name, value `1` (a shared integer), `PX`; `-19-digits` ")
+				.append("a 19-digit value (as GCRA and leaky bucket store); `floor-no-ttl` without expiry; ")
+				.append("`-12-char-name` a shorter name. Goals: <= 100 B for fixed window, token bucket and GCRA; ")
+				.append("sliding log <= 40 B per logged permit.\n\n");
 			md.append("| algorithm | bytes |\n|---|---|\n");
 			for (Measurement m : memory) {
 				md.append(String.format(Locale.ROOT, "| %s | %.1f %s |\n", m.variant(), m.median(), m.unit()));
