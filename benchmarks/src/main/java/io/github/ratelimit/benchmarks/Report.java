@@ -99,11 +99,15 @@ final class Report {
 	 * per comparison.
 	 */
 	List<Ratio> ratios() {
+		return ratios(this.measurements);
+	}
+
+	static List<Ratio> ratios(List<Measurement> measurements) {
 		List<Ratio> ratios = new ArrayList<>();
 		for (Map.Entry<String, Double> goal : GOALS.entrySet()) {
 			String comparison = goal.getKey();
 			List<Ratio> variants = new ArrayList<>();
-			for (Measurement ours : this.measurements) {
+			for (Measurement ours : measurements) {
 				if (!ours.comparison().equals(comparison) || !ours.impl().equals("ours")
 						|| !ours.metric().equals("throughput")) {
 					continue;
@@ -112,7 +116,7 @@ final class Report {
 					// Throughput is compared under load; c1 is there for latency.
 					continue;
 				}
-				for (Measurement theirs : this.measurements) {
+				for (Measurement theirs : measurements) {
 					if (theirs.comparison().equals(comparison) && theirs.variant().equals(ours.variant())
 							&& !theirs.impl().equals("ours") && theirs.metric().equals("throughput")) {
 						variants.add(new Ratio(comparison, ours.variant(), theirs.impl(), ours, theirs,
