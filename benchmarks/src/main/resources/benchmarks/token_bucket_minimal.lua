@@ -1,21 +1,17 @@
--- token_bucket_minimal.lua: the least a token bucket decision can do in Redis, the ceiling our
--- rate_limit.lua is compared against. Same state (hash {c = credit ns, t = µs}), same commands
--- (TIME, HMGET, HSET, PEXPIRE), no generality: one limit, cost 1 or more, no peek/refund/reset.
--- KEYS[1]   the bucket's hash
--- ARGV[1]   capacity in ns (burst x emission interval)   ARGV[2]  emission interval ns   ARGV[3]  cost
+-- token_bucket_minimal.lua: the least a token bucket decision can do in Redis, the ceiling rate_limit.lua
+-- is compared against. The same state as ours (one string per key: the time the bucket is full again,
+-- expiring then) and the same commands (TIME, GET, SET ... PX), with none of the generality: one limit,
+-- no peek, refund or reset, microsecond instead of nanosecond resolution, a two-value reply.
+-- KEYS[1]   the bucket
+-- ARGV[1]   tolerance in µs (burst x emission interval)   ARGV[2]  emission interval µs   ARGV[3]  cost
 -- Returns   { allowed 0|1, remaining }
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local capacity, interval, cost = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local state = redis.call('HMGET', KEYS[1], 'c', 't')
-local credit = capacity
-if state[1] then
-  credit = math.min(capacity, tonumber(state[1]) + math.max(0, now - tonumber(state[2])) * 1000)
+local tolerance, interval, cost = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local backlog = math.max(0, tonumber(redis.call('GET', KEYS[1]) or 0) - now)
+if backlog + cost * interval > tolerance then
+  return { 0, math.floor((tolerance - backlog) / interval) }
 end
-if credit < cost * interval then
-  return { 0, math.floor(credit / interval) }
-end
-credit = credit - cost * interval
-redis.call('HSET', KEYS[1], 'c', credit, 't', now)
-redis.call('PEXPIRE', KEYS[1], math.max(1, math.ceil((capacity - credit) / 1000000)))
-return { 1, math.floor(credit / interval) }
+backlog = backlog + cost * interval
+redis.call('SET', KEYS[1], now + backlog, 'PX', math.max(1, math.ceil(backlog / 1000)))
+return { 1, math.floor((tolerance - backlog) / interval) }

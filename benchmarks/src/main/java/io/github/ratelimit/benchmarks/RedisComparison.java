@@ -40,8 +40,8 @@ import io.github.ratelimit.store.RateLimitStore;
  * <ul>
  * <li>{@code redis-vs-lettuce-evalsha-c64}: our {@link RedisRateLimitStore} (token
  * bucket, one hot key, 64 calls in flight through {@code decideAsync}) against plain
- * Lettuce async {@code EVALSHA} of {@code token_bucket_minimal.lua}, the same state and
- * Redis commands with nothing else: the client's ceiling.</li>
+ * Lettuce async {@code EVALSHA} of {@code token_bucket_minimal.lua}, the same state (one
+ * string per key) and Redis commands with nothing else: the client's ceiling.</li>
  * <li>{@code redis-vs-bucket4j-lettuce-hot} and {@code -100k}: ours against Bucket4j's
  * Lettuce compare-and-swap proxy manager, at 16 and 64 in flight, on one key and on
  * 100,000 keys.</li>
@@ -190,15 +190,16 @@ final class RedisComparison {
 				StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
 				RedisAsyncCommands<String, String> async = connection.async();
 				String sha = connection.sync().scriptLoad(minimalScript());
-				String capacity = Long.toString(limit.burst() * limit.emissionIntervalNanos());
-				String interval = Long.toString(limit.emissionIntervalNanos());
+				long intervalMicros = Math.max(1, limit.emissionIntervalNanos() / 1000);
+				String tolerance = Long.toString(limit.burst() * intervalMicros);
+				String interval = Long.toString(intervalMicros);
 				String[][] keyArrays = new String[keys][];
 				for (int i = 0; i < keys; i++) {
 					// The same key shape as ours: rl:{<bucket>:<key>}:tb0.
 					keyArrays[i] = new String[] { "ev:{api:" + keyNames[i] + "}:tb0" };
 				}
 				return new Contender(impl, (i) -> async.<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keyArrays[i],
-						capacity, interval, "1"), connection::close);
+						tolerance, interval, "1"), connection::close);
 			case "bucket4j-lettuce":
 				BucketConfiguration configuration = BucketConfiguration.builder()
 					.addLimit((bandwidth) -> bandwidth.capacity(limit.burst())
