@@ -7,7 +7,7 @@
 # `mvn -DskipTests package`; this script builds what is missing). Starts its own redis-server
 # and sample apps on free ports and stops them when it ends, however it ends.
 # Prints one `RATIO <comparison> <ours/theirs>` line per comparison (higher is better),
-# `P99_ADDED_MS` for the HTTP comparisons and `BYTES` for Redis memory per key.
+# `P99_ADDED_MS <comparison>-c<connections>` (ms of p99 latency limiting adds) and `BYTES` for Redis memory per key.
 # --quick: short trials, under 5 minutes; figures are noisier.
 set -euo pipefail
 cd "$(dirname "$0")/.."
