@@ -1,6 +1,7 @@
 package io.github.ratelimit.aop;
 
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -8,6 +9,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.BeanResolver;
+import org.springframework.expression.PropertyAccessor;
+import org.springframework.expression.spel.support.ReflectivePropertyAccessor;
 
 /**
  * The SpEL context of one call: the arguments by name (and as {@code #p0}/{@code #a0}),
@@ -24,6 +27,12 @@ final class RateLimitedEvaluationContext extends MethodBasedEvaluationContext {
 
 	static final String PRINCIPAL = "principal";
 
+	/**
+	 * Shared so its per-class caches survive: a fresh accessor per call reflects every
+	 * time.
+	 */
+	private static final List<PropertyAccessor> PROPERTY_ACCESSORS = List.of(new ReflectivePropertyAccessor());
+
 	private final Set<String> parameterNames;
 
 	private boolean requestResolved;
@@ -33,6 +42,7 @@ final class RateLimitedEvaluationContext extends MethodBasedEvaluationContext {
 	RateLimitedEvaluationContext(RateLimitedMethod rateLimitedMethod, @Nullable Object[] arguments,
 			@Nullable Object target, @Nullable BeanResolver beanResolver, ParameterNameDiscoverer discoverer) {
 		super(null, rateLimitedMethod.method(), arguments, discoverer);
+		setPropertyAccessors(PROPERTY_ACCESSORS);
 		this.parameterNames = rateLimitedMethod.parameterNames();
 		Method method = rateLimitedMethod.method();
 		setVariable("args", arguments);

@@ -19,9 +19,18 @@ public final class RedisRateLimitScript {
 	@SuppressWarnings("rawtypes")
 	private final RedisScript<List> script;
 
+	private final String sha1;
+
+	private final String source;
+
 	private RedisRateLimitScript() {
 		this.script = RedisScript.of(new ClassPathResource(LOCATION, RedisRateLimitScript.class.getClassLoader()),
 				List.class);
+		// Read once: the RedisScript checks the resource for changes on every call, which
+		// in a
+		// fat jar means opening the nested jar per decision.
+		this.source = this.script.getScriptAsString();
+		this.sha1 = this.script.getSha1();
 	}
 
 	/**
@@ -46,7 +55,7 @@ public final class RedisRateLimitScript {
 	 * @return the SHA-1 in hex
 	 */
 	public String sha1() {
-		return this.script.getSha1();
+		return this.sha1;
 	}
 
 	/**
@@ -54,7 +63,7 @@ public final class RedisRateLimitScript {
 	 * @return the Lua source
 	 */
 	public String source() {
-		return this.script.getScriptAsString();
+		return this.source;
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.github.ratelimit.spring;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -11,7 +12,9 @@ import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
+import org.springframework.expression.PropertyAccessor;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.ReflectivePropertyAccessor;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 /**
@@ -27,6 +30,8 @@ public final class RateLimitExpressions {
 	private final Map<String, Expression> parsed = new ConcurrentHashMap<>();
 
 	private final @Nullable BeanFactoryResolver beanResolver;
+
+	private final List<PropertyAccessor> propertyAccessors = List.of(new ReflectivePropertyAccessor());
 
 	/**
 	 * Creates the expression support.
@@ -67,6 +72,10 @@ public final class RateLimitExpressions {
 	 */
 	public StandardEvaluationContext context(@Nullable Object root) {
 		StandardEvaluationContext context = new StandardEvaluationContext(root);
+		// A shared accessor keeps its per-class caches: a fresh one per context would
+		// look up
+		// Class.getMethods() on every request.
+		context.setPropertyAccessors(this.propertyAccessors);
 		if (this.beanResolver != null) {
 			context.setBeanResolver(this.beanResolver);
 		}
