@@ -44,13 +44,17 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# A port nothing listens on, away from 6379 and 8080.
+# Sets the variable named $1 to a port nothing listens on, not handed out before, and below the
+# kernel's ephemeral range (32768 and up) where servers started on port 0 by other programs (tests
+# running beside us) land; never 6379 or 8080.
+taken=()
 free_port() {
   local port
   for _ in $(seq 100); do
-    port=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-      echo "$port"
+    port=$((15000 + RANDOM % 17000))
+    if [[ " ${taken[*]} " != *" $port "* ]] && ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      taken+=("$port")
+      printf -v "$1" '%s' "$port"
       return
     fi
   done
@@ -58,14 +62,20 @@ free_port() {
   exit 1
 }
 
-await_port() {
-  for _ in $(seq 100); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then
+# Waits until the process $1 listens on port $2; fails at once, with its log $3, if it died.
+await_listen() {
+  for _ in $(seq 1800); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$2") 2>/dev/null; then
       return
+    fi
+    if ! kill -0 "$1" 2>/dev/null; then
+      echo "process $1 exited before listening on port $2; the end of $3:" >&2
+      tail -n 20 "$3" >&2
+      exit 1
     fi
     sleep 0.1
   done
-  echo "nothing listens on port $1 after 10s" >&2
+  echo "nothing listens on port $2 after 180s (log: $3)" >&2
   exit 1
 }
 
@@ -81,10 +91,10 @@ bench() {
   java -Xms1g -Xmx1g -cp "$cp" io.github.ratelimit.benchmarks.Main "$@" --quick=$quick --csv="$csv"
 }
 
-redis_port=$(free_port)
+free_port redis_port
 redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --logfile "$PWD/$results/redis.log" &
 pids+=($!)
-await_port "$redis_port"
+await_listen $! "$redis_port" "$results/redis.log"
 redis_version=$(redis-server --version | sed -E 's/.* v=([^ ]+).*malloc=([^ ]+).*/\1 (\2)/')
 
 echo "== in-memory store vs Bucket4j local and Resilience4j (JMH; log in $results/jmh.log.t*)"
@@ -102,16 +112,21 @@ echo "== HTTP: sample app limited vs unlimited"
 # then the failure mode's in-memory fallback would be measured instead of Redis).
 app_args=(--server.tomcat.max-keep-alive-requests=-1 --logging.level.root=WARN
   --ratelimit.buckets.api.limit=1000000000 --ratelimit.buckets.api.window=1h --ratelimit.redis.timeout=1s)
+app_pids=()
 start_app() {
   local port=$1 name=$2
   shift 2
   java -Xms512m -Xmx512m -jar "$app_jar" --server.port="$port" "${app_args[@]}" "$@" >"$results/app-$name.log" 2>&1 &
   pids+=($!)
+  app_pids+=($!)
 }
-unlimited_port=$(free_port); start_app "$unlimited_port" unlimited --ratelimit.enabled=false
-memory_port=$(free_port); start_app "$memory_port" memory
-redis_app_port=$(free_port); start_app "$redis_app_port" redis --spring.profiles.active=redis \
+free_port unlimited_port; start_app "$unlimited_port" unlimited --ratelimit.enabled=false
+free_port memory_port; start_app "$memory_port" memory
+free_port redis_app_port; start_app "$redis_app_port" redis --spring.profiles.active=redis \
   --spring.data.redis.host=127.0.0.1 --spring.data.redis.port="$redis_port"
+await_listen "${app_pids[0]}" "$unlimited_port" "$results/app-unlimited.log"
+await_listen "${app_pids[1]}" "$memory_port" "$results/app-memory.log"
+await_listen "${app_pids[2]}" "$redis_app_port" "$results/app-redis.log"
 bench http "${http_trials[@]}" \
   --unlimited="http://127.0.0.1:$unlimited_port/api/greeting" \
   --limited-memory="http://127.0.0.1:$memory_port/api/greeting" \

@@ -147,7 +147,10 @@ final class HttpLoad {
 						open = !response.close;
 					}
 				}
-				catch (IOException ex) {
+				catch (IOException | RuntimeException ex) {
+					// A reset connection, or a response this client cannot read: count
+					// it, and
+					// start again on a new connection.
 					if (!this.stop.get()) {
 						error(ex.toString());
 					}
