@@ -81,7 +81,7 @@ await_listen() {
 
 if $quick; then
   redis_trials=(--trial=1s --trials=3 --warmup=2s --count=1s)
-  http_trials=(--trial=1s --trials=3 --warmup=4s)
+  http_trials=(--trial=1s --trials=3 --warmup=10s)
 else
   redis_trials=(--trial=3s --trials=7 --warmup=5s --count=3s)
   http_trials=(--trial=3s --trials=7 --warmup=10s)
