@@ -302,16 +302,22 @@ local function sliding_window_counter(key, s, commit)
   return 0, s.limit - sum, retry, 0, reset_now, reset_now
 end
 
--- Token bucket and GCRA are one meter (DESIGN.md §3), kept in one integer: the time, in ns, at
--- which the bucket is full again (GCRA's theoretical arrival time). Tokens at t are
--- (burst * interval - (full_at - t)) / interval; that is the credit the in-memory token bucket keeps.
-local function token_bucket_or_gcra(key, s, commit)
+-- Token bucket, GCRA and leaky bucket are one meter (DESIGN.md §3), kept in one integer: the time, in
+-- ns, at which the bucket is full again (GCRA's theoretical arrival time; for the leaky bucket, when its
+-- queue has drained). Tokens at t are (burst * interval - (full_at - t)) / interval, the credit the
+-- in-memory token bucket keeps. Shaping (leaky bucket) differs only in making the caller wait for its
+-- slot (the delay is the backlog), bounding that wait by max_delay, and in refusing refunds.
+local function time_meter(key, s, commit, shaping)
   if op == 'x' then
     redis.call('DEL', key)
     return
   end
+  if op == 'r' and shaping then
+    -- A slot once handed out is already being waited for: nothing to give back.
+    return
+  end
   local interval = s.interval
-  local tolerance = s.burst * interval
+  local capacity = s.burst * interval
   local backlog = ns_ahead_of_now(redis.call('GET', key) or nil)
   if op == 'r' then
     if backlog > 0 then
@@ -319,52 +325,33 @@ local function token_bucket_or_gcra(key, s, commit)
     end
     return
   end
-  local available = floor_div(tolerance - backlog, interval)
+  local available = floor_div(capacity - backlog, interval)
   local reset_now = ceil_div(backlog, 1000)
-  if cost <= s.burst and backlog + cost * interval <= tolerance then
+  local delay = shaping and reset_now or 0
+  local fits = cost <= s.burst and backlog + cost * interval <= capacity
+  if fits and not (shaping and max_delay and delay > max_delay) then
     local ahead = backlog + cost * interval
     if commit then
       set_ns_ahead(key, ahead)
     end
-    return 1, available, 0, 0, reset_now, ceil_div(ahead, 1000)
+    return 1, available, 0, delay, reset_now, ceil_div(ahead, 1000)
   end
   local retry = -1
   if cost <= s.burst then
-    retry = ceil_div(backlog + cost * interval - tolerance, 1000)
+    retry = math.max(0, ceil_div(backlog + cost * interval - capacity, 1000))
+    if shaping and max_delay then
+      retry = math.max(retry, ceil_div(backlog - max_delay * 1000, 1000))
+    end
   end
   return 0, available, retry, 0, reset_now, reset_now
 end
 
+local function token_bucket_or_gcra(key, s, commit)
+  return time_meter(key, s, commit, false)
+end
+
 local function leaky_bucket(key, s, commit)
-  if op == 'x' then
-    redis.call('DEL', key)
-    return
-  end
-  if op == 'r' then
-    -- A slot once handed out is already being waited for: nothing to give back.
-    return
-  end
-  local interval = s.interval
-  local capacity = s.burst * interval
-  local queued = ns_ahead_of_now(redis.call('GET', key) or nil)
-  local available = floor_div(capacity - queued, interval)
-  local delay = ceil_div(queued, 1000)
-  local fits = cost <= s.burst and queued + cost * interval <= capacity
-  if fits and (not max_delay or delay <= max_delay) then
-    local ahead = queued + cost * interval
-    if commit then
-      set_ns_ahead(key, ahead)
-    end
-    return 1, available, 0, delay, delay, ceil_div(ahead, 1000)
-  end
-  local retry = -1
-  if cost <= s.burst then
-    retry = math.max(0, ceil_div(queued + cost * interval - capacity, 1000))
-    if max_delay then
-      retry = math.max(retry, ceil_div(queued - max_delay * 1000, 1000))
-    end
-  end
-  return 0, available, retry, 0, delay, delay
+  return time_meter(key, s, commit, true)
 end
 
 local algorithms = {
