@@ -123,6 +123,28 @@ public abstract sealed class Meter permits FixedWindowMeter, SlidingLogMeter, Sl
 	 */
 	public abstract long expiresAtMicros(LimitSpec spec);
 
+	/**
+	 * Returns how long the state of {@code spec} can matter after one decision: a meter
+	 * that decides or refunds at {@code t} never reports an
+	 * {@link #expiresAtMicros(LimitSpec) expiry} later than {@code t} plus this. Stores
+	 * use it to keep a key without rescheduling its expiry on every decision.
+	 * @param spec the limit
+	 * @return the bound in microseconds
+	 */
+	public static long lifetimeMicros(LimitSpec spec) {
+		switch (spec.algorithm()) {
+			case SLIDING_WINDOW:
+				// The current window's count still weighs on the whole next window.
+				return 2 * spec.windowMicros();
+			case TOKEN_BUCKET:
+			case GCRA:
+			case LEAKY_BUCKET:
+				return nanosToMicrosCeil(spec.burst() * spec.emissionIntervalNanos());
+			default:
+				return spec.windowMicros();
+		}
+	}
+
 	static long ceilDiv(long x, long y) {
 		return -Math.floorDiv(-x, y);
 	}

@@ -3,11 +3,13 @@ package io.github.ratelimit.store.memory;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
-import com.github.benmanes.caffeine.cache.Ticker;
+import com.github.benmanes.caffeine.cache.Policy;
+import com.github.benmanes.caffeine.cache.RemovalCause;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.Decision;
@@ -18,15 +20,19 @@ import io.github.ratelimit.store.StoreArguments;
 
 /**
  * A {@link RateLimitStore} in the heap of this JVM, with the same semantics as the Redis
- * store. Each {@code (bucket, key)} has its own state, updated under that entry's lock (a
- * {@code compute} on a Caffeine map), so unrelated keys never contend and no global lock
- * exists.
+ * store. Each {@code (bucket, key)} has its own state in a Caffeine map, updated under
+ * that state's own lock, so unrelated keys never contend and no global lock exists. A
+ * decision on a key already held reads the map and writes nothing to it; the map is
+ * written when a key is created, and at most about once a second per busy key to extend
+ * how long it is held.
  * <p>
  * Bounded: at most {@code maxKeys} keys are held (Caffeine evicts by size with W-TinyLFU,
  * which keeps frequently used keys over a flood of one-off keys), and every entry expires
- * on its own at the moment its state becomes equal to a fresh one, so idle keys cost
- * nothing. Keys longer than {@value #MAX_RAW_KEY_LENGTH} characters are stored as their
- * SHA-256 digest.
+ * on its own once it can no longer matter: at most its lifetime (the window; twice the
+ * window for the sliding window; the burst interval for the bucket algorithms and GCRA)
+ * plus one second after its last decision, and never while its state differs from a fresh
+ * one. A request rejected on an unknown key leaves nothing behind. Keys longer than
+ * {@value #MAX_RAW_KEY_LENGTH} characters are stored as their SHA-256 digest.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -38,25 +44,36 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	/** The default bound on the number of keys held. */
 	public static final long DEFAULT_MAX_KEYS = 1_000_000L;
 
+	/** One in this many uses of a key is recorded by the map's eviction policy. */
+	private static final int USE_SAMPLE = 32;
+
 	private final Cache<StateKey, KeyState> states;
 
-	private final TimeSource timeSource;
+	private final Policy<StateKey, KeyState> policy;
+
+	private final StoreClock clock;
 
 	private InMemoryRateLimitStore(Builder builder) {
-		this.timeSource = builder.timeSource;
-		TimeSource time = builder.timeSource;
+		this.clock = new StoreClock(builder.timeSource);
 		Caffeine<StateKey, KeyState> caffeine = Caffeine.newBuilder()
 			.maximumSize(builder.maxKeys)
-			.ticker(new MicrosTicker(time))
-			.expireAfter(new StateExpiry());
+			.ticker(this.clock)
+			.expireAfter(new StateExpiry())
+			.evictionListener((StateKey key, KeyState state, RemovalCause cause) -> {
+				if (state != null) {
+					state.retire();
+				}
+			});
 		if (builder.executor != null) {
 			caffeine.executor(builder.executor);
 		}
 		this.states = caffeine.build();
+		this.policy = this.states.policy();
 	}
 
 	/**
-	 * Creates a store with the system clock and {@value #DEFAULT_MAX_KEYS} keys at most.
+	 * Creates a store with the {@link TimeSource#monotonic() monotonic clock} and
+	 * {@value #DEFAULT_MAX_KEYS} keys at most.
 	 * @return a new store
 	 */
 	public static InMemoryRateLimitStore create() {
@@ -74,14 +91,21 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 		StoreArguments.check(bucket, key, limits, cost);
+		StateKey id = StateKey.of(bucket, key);
+		KeyState held = lookUp(id);
+		if (held != null) {
+			Decision decision = held.decideIfHeld(limits, this.clock.nowMicros(), cost, maxDelayMicros);
+			if (decision != null) {
+				return decision;
+			}
+		}
 		Decision[] result = new Decision[1];
-		this.states.asMap().compute(StateKey.of(bucket, key), (k, state) -> {
+		this.states.asMap().compute(id, (k, state) -> {
 			KeyState current = (state != null) ? state : new KeyState();
-			long now = this.timeSource.nowMicros();
-			result[0] = current.decide(limits, now, cost, maxDelayMicros);
+			result[0] = current.decideAndHold(limits, this.clock.nowMicros(), cost, maxDelayMicros);
 			// A state as good as fresh (e.g. after a rejection on a new key) is not worth
 			// keeping.
-			return current.isFreshAt(now) ? null : current;
+			return current.isRetired() ? null : current;
 		});
 		return result[0];
 	}
@@ -89,28 +113,53 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public void refund(String bucket, String key, List<LimitSpec> limits, long cost) {
 		StoreArguments.check(bucket, key, limits, cost);
-		this.states.asMap().computeIfPresent(StateKey.of(bucket, key), (k, state) -> {
-			long now = this.timeSource.nowMicros();
-			state.refund(limits, now, cost);
-			return state.isFreshAt(now) ? null : state;
+		StateKey id = StateKey.of(bucket, key);
+		KeyState held = lookUp(id);
+		if (held != null && held.refundIfHeld(limits, this.clock.nowMicros(), cost)) {
+			return;
+		}
+		this.states.asMap().computeIfPresent(id, (k, state) -> {
+			state.refundAndHold(limits, this.clock.nowMicros(), cost);
+			return state.isRetired() ? null : state;
 		});
 	}
 
 	@Override
 	public Decision peek(String bucket, String key, List<LimitSpec> limits) {
 		StoreArguments.check(bucket, key, limits);
+		StateKey id = StateKey.of(bucket, key);
+		KeyState held = lookUp(id);
+		if (held != null) {
+			Decision decision = held.peekIfHeld(limits, this.clock.nowMicros());
+			if (decision != null) {
+				return decision;
+			}
+		}
 		Decision[] result = new Decision[1];
-		this.states.asMap().computeIfPresent(StateKey.of(bucket, key), (k, state) -> {
-			result[0] = state.peek(limits, this.timeSource.nowMicros());
-			return state;
+		this.states.asMap().computeIfPresent(id, (k, state) -> {
+			result[0] = state.peekAndHold(limits, this.clock.nowMicros());
+			return state.isRetired() ? null : state;
 		});
-		return (result[0] != null) ? result[0] : new KeyState().peek(limits, this.timeSource.nowMicros());
+		return (result[0] != null) ? result[0] : new KeyState().peekAndHold(limits, this.clock.nowMicros());
+	}
+
+	/**
+	 * Reads a key's state without telling the map about every use: a use recorded by the
+	 * map wakes its housekeeping thread every few reads, which costs more than the
+	 * decision. A sample of one use in {@value #USE_SAMPLE} still tells the eviction
+	 * policy which keys are busy.
+	 */
+	private @Nullable KeyState lookUp(StateKey id) {
+		if (ThreadLocalRandom.current().nextInt(USE_SAMPLE) == 0) {
+			return this.states.getIfPresent(id);
+		}
+		return this.policy.getIfPresentQuietly(id);
 	}
 
 	@Override
 	public void reset(String bucket, String key, List<LimitSpec> limits) {
 		StoreArguments.check(bucket, key, limits);
-		this.states.invalidate(StateKey.of(bucket, key));
+		this.states.asMap().computeIfPresent(StateKey.of(bucket, key), InMemoryRateLimitStore::retire);
 	}
 
 	@Override
@@ -123,6 +172,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	 * @return the number of keys
 	 */
 	public long size() {
+		this.clock.nowMicros();
 		this.states.cleanUp();
 		return this.states.estimatedSize();
 	}
@@ -131,7 +181,14 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	 * Forgets every key.
 	 */
 	public void clear() {
-		this.states.invalidateAll();
+		for (StateKey id : this.states.asMap().keySet()) {
+			this.states.asMap().computeIfPresent(id, InMemoryRateLimitStore::retire);
+		}
+	}
+
+	private static @Nullable KeyState retire(StateKey id, KeyState state) {
+		state.retire();
+		return null;
 	}
 
 	/**
@@ -147,36 +204,23 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Expires each entry when its state becomes fresh again.
+	 * Expires each entry when the state's hold ends.
 	 */
 	private static final class StateExpiry implements Expiry<StateKey, KeyState> {
 
 		@Override
 		public long expireAfterCreate(StateKey key, KeyState state, long currentTime) {
-			return state.nanosUntilFresh(currentTime);
+			return state.nanosHeldAfter(currentTime);
 		}
 
 		@Override
 		public long expireAfterUpdate(StateKey key, KeyState state, long currentTime, long currentDuration) {
-			return state.nanosUntilFresh(currentTime);
+			return state.nanosHeldAfter(currentTime);
 		}
 
 		@Override
 		public long expireAfterRead(StateKey key, KeyState state, long currentTime, long currentDuration) {
 			return currentDuration;
-		}
-
-	}
-
-	/**
-	 * Caffeine's clock, read from the store's {@link TimeSource} so expiry follows the
-	 * same (possibly manual) time as decisions.
-	 */
-	private record MicrosTicker(TimeSource time) implements Ticker {
-
-		@Override
-		public long read() {
-			return this.time.nowMicros() * 1000L;
 		}
 
 	}
@@ -188,7 +232,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 		private long maxKeys = DEFAULT_MAX_KEYS;
 
-		private TimeSource timeSource = TimeSource.system();
+		private TimeSource timeSource = TimeSource.monotonic();
 
 		private @Nullable Executor executor;
 
@@ -209,7 +253,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 
 		/**
-		 * Sets the clock; the system clock by default.
+		 * Sets the clock; {@link TimeSource#monotonic()} by default.
 		 * @param timeSource the clock
 		 * @return this builder
 		 */

@@ -1,13 +1,23 @@
 package io.github.ratelimit.store.memory;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.ManualTimeSource;
+import io.github.ratelimit.algorithm.Meter;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStoreContractTests;
 
@@ -24,20 +34,92 @@ class InMemoryRateLimitStoreTests extends RateLimitStoreContractTests {
 	}
 
 	@Test
-	void idleKeysExpireOnceTheirStateIsFreshAgain() {
+	void idleKeysExpireWithinTheirLifetimeAndOneSecond() {
 		InMemoryRateLimitStore memory = (InMemoryRateLimitStore) this.store;
 		for (Algorithm algorithm : Algorithm.values()) {
 			memory.decide("expiry", algorithm.name(), List.of(spec(algorithm)), 3);
 		}
 		assertThat(memory.size()).isEqualTo(Algorithm.values().length);
-		this.time.advance(Duration.ofSeconds(2));
-		assertThat(memory.size()).as("state still matters").isEqualTo(Algorithm.values().length);
-		this.time.advance(Duration.ofSeconds(1));
-		assertThat(memory.size()).as("3 permits of the bucket algorithms refilled after 3s").isEqualTo(4);
-		this.time.advance(Duration.ofSeconds(W_SECONDS - 4));
-		assertThat(memory.size()).as("window algorithms still count").isEqualTo(4);
-		this.time.advance(Duration.ofSeconds(W_SECONDS + 1));
-		assertThat(memory.size()).as("fixed window, log and counter reset after W; sliding window after 2W").isZero();
+		this.time.advanceMicros(W_SECONDS * 1_000_000L - 1);
+		assertThat(memory.size()).as("window algorithms still count").isEqualTo(Algorithm.values().length);
+		this.time.advanceMicros(1_000_001L);
+		assertThat(memory.size()).as("gone after their lifetime (W) and a second; sliding window lives 2W")
+			.isEqualTo(1);
+		this.time.advance(Duration.ofSeconds(W_SECONDS));
+		assertThat(memory.size()).isZero();
+	}
+
+	@Test
+	void aKeyDecidedOnWithoutMapWritesIsNeverDroppedWhileItsStateMatters() {
+		InMemoryRateLimitStore memory = (InMemoryRateLimitStore) this.store;
+		Random random = new Random(42);
+		List<LimitSpec> specs = new ArrayList<>();
+		for (Algorithm algorithm : Algorithm.values()) {
+			specs.add(LimitSpec.of(5, Duration.ofSeconds(2), algorithm));
+			specs.add(
+					LimitSpec.builder().limit(5).window(Duration.ofMillis(1500)).algorithm(algorithm).burst(8).build());
+		}
+		for (LimitSpec spec : specs) {
+			Meter reference = Meter.create(spec);
+			long lifetime = Meter.lifetimeMicros(spec);
+			for (int step = 0; step < 3000; step++) {
+				long gap = switch (random.nextInt(10)) {
+					case 0 -> lifetime + random.nextInt(2_000_000);
+					case 1, 2 -> random.nextInt(1_000_000);
+					default -> random.nextInt(100_000);
+				};
+				this.time.advanceMicros(gap);
+				long now = this.time.nowMicros();
+				long cost = 1 + random.nextInt(2);
+				if (random.nextInt(8) == 0) {
+					memory.refund("trace", spec.toString(), List.of(spec), cost);
+					reference.refund(spec, now, cost);
+					continue;
+				}
+				Decision expected = reference.tryAcquire(spec, now, cost, 500_000, true);
+				Decision actual = memory.decide("trace", spec.toString(), List.of(spec), cost, 500_000);
+				assertThat(actual).as("%s at step %d", spec, step).hasToString(expected.toString());
+			}
+		}
+	}
+
+	@Test
+	void concurrentDecisionsStayExactWhileTheHoldIsExtended() throws Exception {
+		List<Algorithm> windowed = List.of(Algorithm.FIXED_WINDOW, Algorithm.SLIDING_LOG, Algorithm.SLIDING_WINDOW,
+				Algorithm.SLIDING_WINDOW_COUNTER);
+		for (int k = 0; k < windowed.size(); k++) {
+			Algorithm algorithm = windowed.get(k);
+			long windowStart = START + (k + 1) * 60_000_000L;
+			this.time.setMicros(windowStart);
+			LimitSpec spec = LimitSpec.of(2000, Duration.ofSeconds(10), algorithm);
+			AtomicLong allowed = new AtomicLong();
+			AtomicBoolean running = new AtomicBoolean(true);
+			ExecutorService threads = Executors.newFixedThreadPool(4);
+			List<Future<?>> deciders = new ArrayList<>();
+			for (int t = 0; t < 3; t++) {
+				deciders.add(threads.submit(() -> {
+					for (int i = 0; i < 1500; i++) {
+						if (this.store.decide("hot", algorithm.name(), List.of(spec), 1).allowed()) {
+							allowed.incrementAndGet();
+						}
+					}
+				}));
+			}
+			Future<?> clock = threads.submit(() -> {
+				// Through nine holds of one second each, all inside the first window.
+				while (running.get() && this.time.nowMicros() < windowStart + 9_900_000L) {
+					this.time.advanceMicros(10_000);
+					Thread.onSpinWait();
+				}
+			});
+			for (Future<?> decider : deciders) {
+				decider.get(30, TimeUnit.SECONDS);
+			}
+			running.set(false);
+			clock.get(30, TimeUnit.SECONDS);
+			threads.shutdown();
+			assertThat(allowed.get()).as(algorithm.name()).isEqualTo(2000);
+		}
 	}
 
 	@Test
