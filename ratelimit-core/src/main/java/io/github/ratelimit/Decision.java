@@ -42,7 +42,10 @@ public final class Decision {
 
 	private final @Nullable LimitSpec spec;
 
-	private final List<Decision> limits;
+	/**
+	 * The per-limit decisions of a combined decision; {@code null} for a single limit.
+	 */
+	private final @Nullable List<Decision> limits;
 
 	private Decision(boolean allowed, long limit, long remaining, long resetAfterMicros, long retryAfterMicros,
 			long delayMicros, @Nullable LimitSpec spec, @Nullable List<Decision> limits) {
@@ -53,7 +56,7 @@ public final class Decision {
 		this.retryAfterMicros = allowed ? 0 : Math.max(0, retryAfterMicros);
 		this.delayMicros = allowed ? Math.max(0, delayMicros) : 0;
 		this.spec = spec;
-		this.limits = (limits != null) ? limits : Collections.singletonList(this);
+		this.limits = limits;
 	}
 
 	/**
@@ -216,7 +219,8 @@ public final class Decision {
 	 * @return the per-limit decisions
 	 */
 	public List<Decision> limits() {
-		return this.limits;
+		// Built on demand: most decisions are of one limit and nobody asks.
+		return (this.limits != null) ? this.limits : Collections.singletonList(this);
 	}
 
 	@Override
@@ -224,7 +228,7 @@ public final class Decision {
 		return "Decision{allowed=" + this.allowed + ", limit=" + this.limit + ", remaining=" + this.remaining
 				+ ", resetAfter=" + this.resetAfterMicros + "us, retryAfter="
 				+ ((this.retryAfterMicros == NEVER) ? "never" : this.retryAfterMicros + "us") + ", delay="
-				+ this.delayMicros + "us" + ((this.limits.size() > 1) ? ", limits=" + this.limits : "") + "}";
+				+ this.delayMicros + "us" + ((this.limits != null) ? ", limits=" + this.limits : "") + "}";
 	}
 
 }

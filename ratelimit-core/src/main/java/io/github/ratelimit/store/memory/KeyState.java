@@ -227,17 +227,23 @@ final class KeyState {
 	}
 
 	private Meter[] meters(List<LimitSpec> limits) {
+		if (limits == this.heldFor) {
+			// Fitted to these limits when the hold was taken, and not replaced since.
+			return this.meters;
+		}
 		Meter[] meters = this.meters;
 		if (meters.length != limits.size()) {
 			Meter[] resized = new Meter[limits.size()];
 			System.arraycopy(meters, 0, resized, 0, Math.min(meters.length, resized.length));
 			this.meters = resized;
 			meters = resized;
+			this.heldFor = List.of();
 		}
 		for (int i = 0; i < meters.length; i++) {
 			LimitSpec spec = limits.get(i);
 			if (meters[i] == null || !meters[i].fits(spec)) {
 				meters[i] = Meter.create(spec);
+				this.heldFor = List.of();
 			}
 		}
 		return meters;
