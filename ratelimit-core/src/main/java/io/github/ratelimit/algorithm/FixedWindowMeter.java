@@ -19,6 +19,11 @@ final class FixedWindowMeter extends Meter {
 	}
 
 	@Override
+	public boolean isDryRunReadOnly() {
+		return true;
+	}
+
+	@Override
 	public Decision tryAcquire(LimitSpec spec, long now, long cost, long maxDelayMicros, boolean commit) {
 		long w = spec.windowMicros();
 		long index = Math.floorDiv(now, w);

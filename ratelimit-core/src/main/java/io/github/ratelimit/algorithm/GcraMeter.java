@@ -21,6 +21,11 @@ final class GcraMeter extends Meter {
 	}
 
 	@Override
+	public boolean isDryRunReadOnly() {
+		return true;
+	}
+
+	@Override
 	public Decision tryAcquire(LimitSpec spec, long now, long cost, long maxDelayMicros, boolean commit) {
 		long interval = spec.emissionIntervalNanos();
 		long tolerance = spec.burst() * interval;

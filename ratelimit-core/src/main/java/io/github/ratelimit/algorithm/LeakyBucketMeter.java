@@ -22,6 +22,11 @@ final class LeakyBucketMeter extends Meter {
 	}
 
 	@Override
+	public boolean isDryRunReadOnly() {
+		return true;
+	}
+
+	@Override
 	public Decision tryAcquire(LimitSpec spec, long now, long cost, long maxDelayMicros, boolean commit) {
 		long interval = spec.emissionIntervalNanos();
 		long queueCapacity = spec.burst() * interval;

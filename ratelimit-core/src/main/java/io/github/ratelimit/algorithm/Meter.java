@@ -66,6 +66,17 @@ public abstract sealed class Meter permits FixedWindowMeter, SlidingLogMeter, Sl
 	}
 
 	/**
+	 * Returns whether a dry run ({@code commit = false}) only reads this meter. A store
+	 * may then run it without a lock, next to a writer, provided it validates afterwards
+	 * that no write happened meanwhile (a seqlock): the result of a dry run over a state
+	 * read halfway through a write is thrown away, and reading alone cannot corrupt it.
+	 * @return {@code true} when dry runs never write
+	 */
+	public boolean isDryRunReadOnly() {
+		return false;
+	}
+
+	/**
 	 * Decides on a request of {@code cost} permits at {@code now}.
 	 * @param spec the limit
 	 * @param now the time in microseconds

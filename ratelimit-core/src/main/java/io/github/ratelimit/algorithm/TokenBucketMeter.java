@@ -24,6 +24,11 @@ final class TokenBucketMeter extends Meter {
 	}
 
 	@Override
+	public boolean isDryRunReadOnly() {
+		return true;
+	}
+
+	@Override
 	public Decision tryAcquire(LimitSpec spec, long now, long cost, long maxDelayMicros, boolean commit) {
 		long interval = spec.emissionIntervalNanos();
 		long capacity = spec.burst() * interval;

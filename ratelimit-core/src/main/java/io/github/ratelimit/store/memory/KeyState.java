@@ -1,7 +1,11 @@
 package io.github.ratelimit.store.memory;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
+
+import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
@@ -11,10 +15,11 @@ import io.github.ratelimit.algorithm.Meter;
  * The meters of one {@code (bucket, key)}, one per limit, in the order of the limits, and
  * how long the store's map holds them.
  * <p>
- * Every operation runs under this object's monitor. Operations come two ways: inside the
- * map's {@code compute} for the entry (creating the state, or when the hold must be
- * extended), or straight on a state read from the map, which is what keeps a hot key free
- * of map writes. The second way is safe because the map holds the state until
+ * Every write runs under this object's monitor; a rejection may be repeated without it
+ * (see {@link #rejectWithoutLock}). Operations come two ways: inside the map's
+ * {@code compute} for the entry (creating the state, or when the hold must be extended),
+ * or straight on a state read from the map, which is what keeps a hot key free of map
+ * writes. The second way is safe because the map holds the state until
  * {@link #heldUntilMicros}, and a straight operation only runs while a decision made now
  * cannot make the state matter past that time ({@link Meter#lifetimeMicros}). Once the
  * map lets go of the state (expiry, eviction, reset, or a decision that left it fresh) it
@@ -35,7 +40,24 @@ final class KeyState {
 	 */
 	private static final long MAX_SLACK_MICROS = 1_000_000L;
 
+	private static final VarHandle VERSION;
+
+	static {
+		try {
+			VERSION = MethodHandles.lookup().findVarHandle(KeyState.class, "version", long.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
 	private Meter[] meters = new Meter[0];
+
+	/**
+	 * {@code meters[0]} once fitted: a single-limit decision on a held key then reaches
+	 * its meter without going through the array, one memory access less on a cold key.
+	 */
+	private @Nullable Meter first;
 
 	/** The latest time seen, so the clock never goes backwards for this key. */
 	private long lastNow = Long.MIN_VALUE;
@@ -55,12 +77,39 @@ final class KeyState {
 	private boolean retired;
 
 	/**
+	 * Even while no write is under way, odd during one; every write under the lock moves
+	 * it on by two. See {@link #rejectWithoutLock}.
+	 */
+	private long version;
+
+	/**
+	 * Whether the latest decision under the lock was a rejection: worth trying one
+	 * without.
+	 */
+	private boolean rejecting;
+
+	/**
 	 * Decides on a state read from the map, unless that needs the map.
 	 * @return the decision, or {@code null} when the caller must decide inside the map's
 	 * compute instead
 	 */
-	synchronized Decision decideIfHeld(List<LimitSpec> limits, long now, long cost, long maxDelayMicros) {
-		return held(limits, now) ? decide(limits, now, cost, maxDelayMicros) : null;
+	@Nullable Decision decideIfHeld(List<LimitSpec> limits, long now, long cost, long maxDelayMicros) {
+		Decision rejection = (this.rejecting) ? rejectWithoutLock(limits, now, cost, maxDelayMicros) : null;
+		if (rejection != null) {
+			return rejection;
+		}
+		synchronized (this) {
+			if (!held(limits, now)) {
+				return null;
+			}
+			long version = beginWrite();
+			try {
+				return decide(limits, now, cost, maxDelayMicros);
+			}
+			finally {
+				endWrite(version);
+			}
+		}
 	}
 
 	/**
@@ -68,9 +117,15 @@ final class KeyState {
 	 * the decision left it fresh.
 	 */
 	synchronized Decision decideAndHold(List<LimitSpec> limits, long now, long cost, long maxDelayMicros) {
-		Decision decision = decide(limits, now, cost, maxDelayMicros);
-		hold(limits, now);
-		return decision;
+		long version = beginWrite();
+		try {
+			Decision decision = decide(limits, now, cost, maxDelayMicros);
+			hold(limits, now);
+			return decision;
+		}
+		finally {
+			endWrite(version);
+		}
 	}
 
 	/**
@@ -81,16 +136,28 @@ final class KeyState {
 		if (!held(limits, now)) {
 			return false;
 		}
-		refund(limits, now, cost);
-		return true;
+		long version = beginWrite();
+		try {
+			refund(limits, now, cost);
+			return true;
+		}
+		finally {
+			endWrite(version);
+		}
 	}
 
 	/**
 	 * Refunds inside the map's compute; see {@link #decideAndHold}.
 	 */
 	synchronized void refundAndHold(List<LimitSpec> limits, long now, long cost) {
-		refund(limits, now, cost);
-		hold(limits, now);
+		long version = beginWrite();
+		try {
+			refund(limits, now, cost);
+			hold(limits, now);
+		}
+		finally {
+			endWrite(version);
+		}
 	}
 
 	/**
@@ -98,17 +165,77 @@ final class KeyState {
 	 * @return the state, or {@code null} when the caller must look inside the map's
 	 * compute instead
 	 */
-	synchronized Decision peekIfHeld(List<LimitSpec> limits, long now) {
-		return held(limits, now) ? peek(limits, now) : null;
+	synchronized @Nullable Decision peekIfHeld(List<LimitSpec> limits, long now) {
+		if (!held(limits, now)) {
+			return null;
+		}
+		long version = beginWrite();
+		try {
+			return peek(limits, now);
+		}
+		finally {
+			endWrite(version);
+		}
 	}
 
 	/**
 	 * Reports inside the map's compute; see {@link #decideAndHold}.
 	 */
 	synchronized Decision peekAndHold(List<LimitSpec> limits, long now) {
-		Decision decision = peek(limits, now);
-		hold(limits, now);
+		long version = beginWrite();
+		try {
+			Decision decision = peek(limits, now);
+			hold(limits, now);
+			return decision;
+		}
+		finally {
+			endWrite(version);
+		}
+	}
+
+	/**
+	 * Repeats the rejection of a busy key without taking the lock, so that threads turned
+	 * away from one key do not queue for it: the meter's dry run only reads, and the
+	 * {@link #version} read before and after proves no write overlapped it. A rejection
+	 * changes nothing, so returning it is the same as deciding under the lock at that
+	 * moment.
+	 * @return the rejection, or {@code null} when the caller must take the lock: an
+	 * allowed request, a write in progress, several limits, or a meter whose dry run
+	 * writes
+	 */
+	private @Nullable Decision rejectWithoutLock(List<LimitSpec> limits, long now, long cost, long maxDelayMicros) {
+		long version = (long) VERSION.getAcquire(this);
+		Meter meter = this.first;
+		if ((version & 1) != 0 || this.retired || limits != this.heldFor || limits.size() != 1 || meter == null
+				|| !meter.isDryRunReadOnly()) {
+			return null;
+		}
+		long time = Math.max(now, this.lastNow);
+		if (time > this.straightUntilMicros) {
+			return null;
+		}
+		Decision decision = meter.tryAcquire(limits.get(0), time, cost, maxDelayMicros, false);
+		VarHandle.acquireFence();
+		if ((long) VERSION.getOpaque(this) != version || decision.allowed()) {
+			return null;
+		}
 		return decision;
+	}
+
+	/**
+	 * Marks a write as under way, for {@link #rejectWithoutLock} readers; called under
+	 * the lock.
+	 * @return the version before the write
+	 */
+	private long beginWrite() {
+		long version = this.version;
+		VERSION.setOpaque(this, version + 1);
+		VarHandle.storeStoreFence();
+		return version;
+	}
+
+	private void endWrite(long version) {
+		VERSION.setRelease(this, version + 2);
 	}
 
 	/**
@@ -116,7 +243,9 @@ final class KeyState {
 	 * entry, as the map lets go of it.
 	 */
 	synchronized void retire() {
+		long version = beginWrite();
 		this.retired = true;
+		endWrite(version);
 	}
 
 	synchronized boolean isRetired() {
@@ -179,6 +308,11 @@ final class KeyState {
 
 	private Decision decide(List<LimitSpec> limits, long now, long cost, long maxDelayMicros) {
 		long time = advance(now);
+		if (limits == this.heldFor && this.first != null && limits.size() == 1) {
+			Decision decision = this.first.tryAcquire(limits.get(0), time, cost, maxDelayMicros, true);
+			this.rejecting = !decision.allowed();
+			return decision;
+		}
 		Meter[] meters = meters(limits);
 		Decision decision;
 		if (meters.length == 1) {
@@ -246,6 +380,7 @@ final class KeyState {
 				this.heldFor = List.of();
 			}
 		}
+		this.first = meters[0];
 		return meters;
 	}
 
