@@ -64,12 +64,13 @@ public class MemoryStoreBenchmark {
 	public String outcome = "allow";
 
 	/**
-	 * Diagnostics for ours, not run by run.sh: {@code system} reads the wall clock
-	 * ({@code Instant.now()}) as the store does by default, {@code nanotime} a clock
-	 * based on {@code System.nanoTime()}.
+	 * Diagnostics for ours, not run by run.sh: {@code default} is the store's default
+	 * clock ({@code TimeSource.monotonic()}, based on {@code System.nanoTime()}),
+	 * {@code wall} reads the wall clock through {@code Instant.now()}
+	 * ({@code TimeSource.system()}).
 	 */
-	@Param({ "system" })
-	public String clock = "system";
+	@Param({ "default" })
+	public String clock = "default";
 
 	/**
 	 * Diagnostics for ours, not run by run.sh: where Caffeine runs its housekeeping,
@@ -104,9 +105,8 @@ public class MemoryStoreBenchmark {
 		switch (impl) {
 			case "ours":
 				InMemoryRateLimitStore.Builder builder = InMemoryRateLimitStore.builder();
-				if ("nanotime".equals(this.clock)) {
-					long offset = TimeSource.system().nowMicros() - System.nanoTime() / 1000;
-					builder.timeSource(() -> offset + System.nanoTime() / 1000);
+				if ("wall".equals(this.clock)) {
+					builder.timeSource(TimeSource.system());
 				}
 				if ("caller".equals(this.maintenance)) {
 					builder.executor(Runnable::run);
@@ -127,7 +127,7 @@ public class MemoryStoreBenchmark {
 				return (key) -> {
 					Meter meter = meters.computeIfAbsent(key, (k) -> Meter.create(spec));
 					synchronized (meter) {
-						return meter.tryAcquire(spec, TimeSource.system().nowMicros(), 1, Long.MAX_VALUE, true)
+						return meter.tryAcquire(spec, TimeSource.monotonic().nowMicros(), 1, Long.MAX_VALUE, true)
 							.allowed();
 					}
 				};
