@@ -151,8 +151,11 @@ for _ = 1, 2 do
           reset_now = (used > 0) and until_next or 0
           if used + cost <= limit then
             allowed, retry, reset_after = 1, 0, until_next
-            if commit then
-              redis.call('SET', window_key, used + cost, 'PX', max(1, -floor(-until_next / 1000)) + ttl_slack)
+            if commit and used > 0 then
+              -- The window's key already expires at the window's end.
+              redis.call('INCRBY', window_key, cost)
+            elseif commit then
+              redis.call('SET', window_key, cost, 'PX', max(1, -floor(-until_next / 1000)) + ttl_slack)
             end
           else
             allowed, reset_after = 0, reset_now
@@ -211,8 +214,9 @@ for _ = 1, 2 do
           end
           if sum + cost <= limit then
             allowed, retry, reset_after = 1, 0, (segment + n) * length - now
-            if commit then
-              redis.call('HINCRBY', key, segment, cost)
+            -- The key expires W after its newest sub-window, set when that sub-window's field was created
+            -- (only a commit creates fields): only a new field moves the expiry.
+            if commit and redis.call('HINCRBY', key, segment, cost) == cost then
               redis.call('PEXPIRE', key, max(1, -floor(-reset_after / 1000)) + ttl_slack)
             end
           else
