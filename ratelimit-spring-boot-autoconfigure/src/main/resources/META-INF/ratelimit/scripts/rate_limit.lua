@@ -13,409 +13,372 @@
 --             lb    string time the queue drains, ns; expires at that time
 -- ARGV[1]   operation: d = decide, p = peek, r = refund, x = reset
 -- ARGV[2]   cost: permits taken (decide), given back (refund); 1 for peek
--- ARGV[3]   longest leaky bucket delay accepted, µs, or "" for no bound
--- ARGV[4]   now in µs since the epoch, or "" to read Redis TIME (set only by tests and time-source=local)
--- ARGV[5]   ms added to every TTL: 0, except for tests whose manual clock runs ahead of Redis's
--- ARGV[6+7(i-1)..]  limit i: algorithm code, limit, window µs, burst, segments, segment µs, emission interval ns
--- Returns   d, p: per limit { allowed 0|1, remaining, reset_after µs, retry_after µs (-1 = never), delay µs }
+-- ARGV[3..]  the limits in KEYS order, each an algorithm code and its parameters:
+--             fw, sl, sw       limit, window µs
+--             swc              limit, sub-windows, sub-window µs
+--             tb, gcra, lb     burst, emission interval ns
+-- then three optional arguments (absent or "" when unset):
+--             longest leaky bucket delay accepted, µs (unset: no bound)
+--             now in µs since the epoch (unset: Redis TIME; set by tests and time-source=local)
+--             ms added to every TTL (set only by tests, whose manual clock runs ahead of Redis's)
+-- Returns   d, p: per limit { allowed 0|1, remaining, reset_after µs, delay µs if allowed else
+--                             retry_after µs (-1 = never) }
 --           r, x: {}
--- Every number handled is an integer below 2^53, exact in Lua's doubles (LimitSpec validates the bounds).
+-- Every number stored or passed is an integer below 2^53, exact in Lua's doubles (LimitSpec validates the
+-- bounds), and so is floor(a / b) of two of them: a correctly rounded quotient never crosses an integer.
+-- Only the sliding window's count * time products can pass 2^53; it corrects its quotients.
+--
+-- Redis runs this whole chunk on every call, and every function it defines is a new closure each time:
+-- with seven algorithms that cost more than the algorithm itself. So the algorithms are written inline,
+-- as branches of one loop, and the common case (no optional argument) sends no argument it does not use.
 
 local op = ARGV[1]
 local cost = tonumber(ARGV[2])
-local max_delay = tonumber(ARGV[3])
-local now = tonumber(ARGV[4])
-local ttl_slack = tonumber(ARGV[5])
+local count = #KEYS
+
+-- A first walk over the limits' arguments checks every code before any limit runs, and finds the
+-- optional arguments after them.
+local arg = 3
+for i = 1, count do
+  local code = ARGV[arg]
+  if code == 'swc' then
+    arg = arg + 4
+  elseif code == 'tb' or code == 'gcra' or code == 'lb' or code == 'fw' or code == 'sw' or code == 'sl' then
+    arg = arg + 3
+  else
+    return redis.error_reply('ERR rate_limit.lua: unknown algorithm code ' .. tostring(code))
+  end
+end
+local max_delay = tonumber(ARGV[arg])
+local now = tonumber(ARGV[arg + 1])
+local ttl_slack = tonumber(ARGV[arg + 2]) or 0
 if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
+local floor, max, min = math.floor, math.max, math.min
 
--- a / b is rounded to a double; correct the rare off-by-one so that q * b <= a < (q + 1) * b.
-local function floor_div(a, b)
-  local q = math.floor(a / b)
-  if q * b > a then
-    q = q - 1
-  elseif (q + 1) * b <= a then
-    q = q + 1
-  end
-  return q
-end
+-- Decide and peek reply 4 values per limit (sized for one limit here: growing a table costs).
+local reply = (op == 'd' or op == 'p') and { 0, 0, 0, 0 } or {}
+-- One limit decides and commits in one pass (a rejection changes nothing); several are all checked in
+-- a first pass, and committed in a second only if all allow.
+local commit = op == 'd' and count == 1
+for _ = 1, 2 do
+  local all_allowed = true
+  arg = 3
+  for i = 1, count do
+    local key, code = KEYS[i], ARGV[arg]
+    -- Decide and peek set: allowed (0|1), permits available now, retry_after (-1 never), delay,
+    -- reset_after now, reset_after once this request is committed. With commit the permits are taken
+    -- when allowed; a rejected request changes nothing. Refund and reset set nothing.
+    local allowed, available, retry, delay, reset_now, reset_after
 
-local function ceil_div(a, b)
-  return -floor_div(-a, b)
-end
+    if code == 'tb' or code == 'gcra' or code == 'lb' then
+      -- Token bucket, GCRA and leaky bucket are one meter (DESIGN.md §3), kept in one integer: the time,
+      -- in ns, at which the bucket is full again (GCRA's theoretical arrival time; for the leaky bucket,
+      -- when its queue has drained). Tokens at t are (burst * interval - (full_at - t)) / interval, the
+      -- credit the in-memory token bucket keeps. Shaping (leaky bucket) differs only in making the caller
+      -- wait for its slot (the delay is the backlog), bounding that wait by max_delay, and in refusing
+      -- refunds: a slot once handed out is already being waited for. full_at exceeds 2^53: it is stored
+      -- as an integer string, split into µs and the last three digits, and only the backlog
+      -- (full_at - now, small) is computed.
+      local shaping = code == 'lb'
+      if op == 'x' then
+        redis.call('DEL', key)
+      elseif op ~= 'r' or not shaping then
+        local burst, interval = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
+        local backlog = 0
+        local full_at = redis.call('GET', key)
+        if full_at then
+          -- At least four digits (%d%03d below); 5328 = 111 * ('0' = 48).
+          local hundreds, tens, ones = string.byte(full_at, -3, -1)
+          backlog = max(0, (tonumber(string.sub(full_at, 1, -4)) - now) * 1000
+            + hundreds * 100 + tens * 10 + ones - 5328)
+        end
+        local ahead -- the new backlog to store, if any
+        if op == 'r' then
+          if backlog > 0 then
+            ahead = (cost >= burst) and 0 or max(0, backlog - cost * interval)
+          end
+        else
+          local capacity = burst * interval
+          local bound = shaping and max_delay
+          available = floor((capacity - backlog) / interval)
+          reset_now = -floor(-backlog / 1000)
+          local after = backlog + cost * interval
+          if cost <= burst and after <= capacity and not (bound and reset_now > bound) then
+            allowed, retry, reset_after = 1, 0, -floor(-after / 1000)
+            delay = shaping and reset_now or 0
+            if commit then
+              ahead = after
+            end
+          else
+            allowed, retry, delay, reset_after = 0, -1, 0, reset_now
+            if cost <= burst then
+              retry = max(0, -floor((capacity - after) / 1000))
+              if bound then
+                retry = max(retry, -floor((bound * 1000 - backlog) / 1000))
+              end
+            end
+          end
+        end
+        if ahead and ahead <= 0 then
+          redis.call('DEL', key)
+        elseif ahead then
+          local whole_us = floor(ahead / 1000)
+          redis.call('SET', key, string.format('%d%03d', now + whole_us, ahead - whole_us * 1000), 'PX',
+            max(1, -floor(-ahead / 1000000)) + ttl_slack)
+        end
+      end
 
--- PEXPIRE takes ms; round up so a key never expires before its state is fresh.
-local function ttl_ms(micros)
-  return math.max(1, ceil_div(micros, 1000)) + ttl_slack
-end
-
-local function expire_in(key, micros)
-  redis.call('PEXPIRE', key, ttl_ms(micros))
-end
-
--- Nanosecond timestamps exceed 2^53: they are stored as integer strings and split into µs and a
--- remainder, and only differences (small) are computed.
-local function ns_ahead_of_now(value)
-  if not value then
-    return 0
-  end
-  local us = tonumber(string.sub(value, 1, -4)) or 0
-  local rem = tonumber(string.sub(value, -3))
-  return math.max(0, (us - now) * 1000 + rem)
-end
-
-local function set_ns_ahead(key, ahead)
-  if ahead <= 0 then
-    redis.call('DEL', key)
-    return
-  end
-  local us = now + floor_div(ahead, 1000)
-  local rem = ahead - floor_div(ahead, 1000) * 1000
-  redis.call('SET', key, string.format('%d%03d', us, rem), 'PX', ttl_ms(ceil_div(ahead, 1000)))
-end
-
--- Each algorithm returns: allowed (0|1), permits available now, retry_after (-1 never),
--- delay, reset_after now, reset_after once this request is committed.
--- With commit it takes the permits when allowed; a rejected request changes nothing.
-
-local function fixed_window(key, s, commit)
-  local index = floor_div(now, s.window)
-  local window_key = key .. ':' .. index
-  if op == 'x' then
-    redis.call('DEL', window_key)
-    return
-  end
-  local used = tonumber(redis.call('GET', window_key) or '0')
-  local until_next = (index + 1) * s.window - now
-  if op == 'r' then
-    if used > 0 then
-      if used <= cost then
+    elseif code == 'fw' then
+      local limit, window = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
+      local index = floor(now / window)
+      local window_key = key .. ':' .. index
+      if op == 'x' then
         redis.call('DEL', window_key)
       else
-        redis.call('SET', window_key, used - cost, 'KEEPTTL')
-      end
-    end
-    return
-  end
-  local reset_now = (used > 0) and until_next or 0
-  if used + cost <= s.limit then
-    if commit then
-      redis.call('SET', window_key, used + cost, 'PX', ttl_ms(until_next))
-    end
-    return 1, s.limit - used, 0, 0, reset_now, until_next
-  end
-  return 0, s.limit - used, (cost > s.limit) and -1 or until_next, 0, reset_now, reset_now
-end
-
-local function sliding_log(key, s, commit)
-  local threshold = now - s.window
-  while true do
-    local head = redis.call('LRANGE', key, 0, 99)
-    local expired = 0
-    for _, time in ipairs(head) do
-      if tonumber(time) > threshold then
-        break
-      end
-      expired = expired + 1
-    end
-    if expired > 0 then
-      redis.call('LTRIM', key, expired, -1)
-    end
-    if expired < 100 then
-      break
-    end
-  end
-  local size = redis.call('LLEN', key)
-  if op == 'x' then
-    redis.call('DEL', key)
-    return
-  end
-  if op == 'r' then
-    if size <= cost then
-      redis.call('DEL', key)
-    else
-      redis.call('LTRIM', key, 0, size - cost - 1)
-    end
-    return
-  end
-  local reset_now = 0
-  if size > 0 then
-    reset_now = tonumber(redis.call('LINDEX', key, -1)) + s.window - now
-  end
-  if size + cost <= s.limit then
-    if commit then
-      local times = {}
-      for i = 1, cost do
-        times[#times + 1] = now
-        if #times == 1000 or i == cost then
-          redis.call('RPUSH', key, unpack(times))
-          times = {}
-        end
-      end
-      expire_in(key, s.window)
-    end
-    return 1, s.limit - size, 0, 0, reset_now, s.window
-  end
-  local retry = -1
-  if cost <= s.limit then
-    -- The oldest (size + cost - limit) entries must leave the window first.
-    retry = tonumber(redis.call('LINDEX', key, size + cost - s.limit - 1)) + s.window - now
-  end
-  return 0, s.limit - size, retry, 0, reset_now, reset_now
-end
-
--- Smallest elapsed time e in a window with count * (w - e) <= free * w; w when only the next window helps.
-local function earliest_elapsed(count, free, w)
-  if count == 0 then
-    return 0
-  end
-  return math.max(0, w - floor_div(free * w, count))
-end
-
-local function sliding_window(key, s, commit)
-  if op == 'x' then
-    redis.call('DEL', key)
-    return
-  end
-  local w = s.window
-  local index = floor_div(now, w)
-  local state = redis.call('HMGET', key, 'w', 'c', 'p')
-  local stored = tonumber(state[1])
-  local current, previous = tonumber(state[2]) or 0, tonumber(state[3]) or 0
-  if stored and stored > index then
-    index = stored
-  elseif stored ~= index then
-    previous = (stored and index == stored + 1) and current or 0
-    current = 0
-  end
-  local elapsed = math.max(0, now - index * w)
-  local weight = w - elapsed
-  if op == 'r' then
-    if stored then
-      local from_current = math.min(cost, current)
-      redis.call('HSET', key, 'w', index, 'c', current - from_current, 'p',
-        math.max(0, previous - (cost - from_current)))
-    end
-    return
-  end
-  local available = s.limit - current - ceil_div(previous * weight, w)
-  local reset_now = 0
-  if current > 0 then
-    reset_now = weight + w
-  elseif previous > 0 then
-    reset_now = weight
-  end
-  local free = s.limit - current - cost
-  if free >= 0 and previous * weight <= free * w then
-    if commit then
-      redis.call('HSET', key, 'w', index, 'c', current + cost, 'p', previous)
-      expire_in(key, weight + w)
-    end
-    return 1, available, 0, 0, reset_now, weight + w
-  end
-  local retry = -1
-  if cost <= s.limit then
-    local in_this_window = w
-    if free >= 0 then
-      in_this_window = earliest_elapsed(previous, free, w)
-    end
-    if in_this_window < w then
-      retry = in_this_window - elapsed
-    else
-      retry = weight + earliest_elapsed(current, s.limit - cost, w)
-    end
-  end
-  return 0, available, retry, 0, reset_now, reset_now
-end
-
-local function sliding_window_counter(key, s, commit)
-  if op == 'x' then
-    redis.call('DEL', key)
-    return
-  end
-  local n, length = s.segments, s.segment
-  local segment = floor_div(now, length)
-  local fields = redis.call('HGETALL', key)
-  local counts, stale, sum = {}, {}, 0
-  for i = 1, #fields, 2 do
-    local k = tonumber(fields[i])
-    if k > segment then
-      segment = k
-    end
-  end
-  for i = 1, #fields, 2 do
-    local k, count = tonumber(fields[i]), tonumber(fields[i + 1])
-    if k <= segment - n then
-      stale[#stale + 1] = fields[i]
-    else
-      counts[k] = count
-      sum = sum + count
-    end
-  end
-  if #stale > 0 then
-    redis.call('HDEL', key, unpack(stale))
-  end
-  if op == 'r' then
-    local left = cost
-    for k = segment, segment - n + 1, -1 do
-      local count = counts[k]
-      if left > 0 and count and count > 0 then
-        local taken = math.min(left, count)
-        left = left - taken
-        if taken == count then
-          redis.call('HDEL', key, k)
+        local used = tonumber(redis.call('GET', window_key)) or 0
+        local until_next = (index + 1) * window - now
+        if op == 'r' then
+          if used > 0 and used <= cost then
+            redis.call('DEL', window_key)
+          elseif used > 0 then
+            redis.call('SET', window_key, used - cost, 'KEEPTTL')
+          end
         else
-          redis.call('HSET', key, k, count - taken)
+          available, delay = limit - used, 0
+          reset_now = (used > 0) and until_next or 0
+          if used + cost <= limit then
+            allowed, retry, reset_after = 1, 0, until_next
+            if commit and used > 0 then
+              -- The window's key already expires at the window's end.
+              redis.call('INCRBY', window_key, cost)
+            elseif commit then
+              redis.call('SET', window_key, cost, 'PX', max(1, -floor(-until_next / 1000)) + ttl_slack)
+            end
+          else
+            allowed, reset_after = 0, reset_now
+            retry = (cost > limit) and -1 or until_next
+          end
+        end
+      end
+
+    elseif code == 'swc' then
+      local limit, n, length = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]), tonumber(ARGV[arg + 3])
+      if op == 'x' then
+        redis.call('DEL', key)
+      else
+        local segment = floor(now / length)
+        local fields = redis.call('HGETALL', key)
+        local counts, stale, sum = {}, {}, 0
+        for f = 1, #fields, 2 do
+          local k = tonumber(fields[f])
+          if k > segment then
+            segment = k
+          end
+        end
+        for f = 1, #fields, 2 do
+          local k, used = tonumber(fields[f]), tonumber(fields[f + 1])
+          if k <= segment - n then
+            stale[#stale + 1] = fields[f]
+          else
+            counts[k] = used
+            sum = sum + used
+          end
+        end
+        if #stale > 0 then
+          redis.call('HDEL', key, unpack(stale))
+        end
+        if op == 'r' then
+          local left = cost
+          for k = segment, segment - n + 1, -1 do
+            local used = counts[k]
+            if left > 0 and used and used > 0 then
+              local taken = min(left, used)
+              left = left - taken
+              if taken == used then
+                redis.call('HDEL', key, k)
+              else
+                redis.call('HSET', key, k, used - taken)
+              end
+            end
+          end
+        else
+          available, delay, reset_now = limit - sum, 0, 0
+          for k = segment, segment - n + 1, -1 do
+            if counts[k] and counts[k] > 0 then
+              reset_now = (k + n) * length - now
+              break
+            end
+          end
+          if sum + cost <= limit then
+            allowed, retry, reset_after = 1, 0, (segment + n) * length - now
+            -- The key expires W after its newest sub-window, set when that sub-window's field was created
+            -- (only a commit creates fields): only a new field moves the expiry.
+            if commit and redis.call('HINCRBY', key, segment, cost) == cost then
+              redis.call('PEXPIRE', key, max(1, -floor(-reset_after / 1000)) + ttl_slack)
+            end
+          else
+            allowed, retry, reset_after = 0, -1, reset_now
+            if cost <= limit then
+              -- Sub-window k leaves the window at (k + n) * length; the oldest leave first.
+              local released = 0
+              for k = segment - n + 1, segment do
+                released = released + (counts[k] or 0)
+                if sum - released + cost <= limit then
+                  retry = (k + n) * length - now
+                  break
+                end
+              end
+            end
+          end
+        end
+      end
+
+    elseif code == 'sw' then
+      local limit, w = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
+      -- count * weight can pass 2^53 and be rounded: correct the quotient's rare off-by-one so that
+      -- q * b <= a < (q + 1) * b.
+      local function floor_div(a, b)
+        local q = floor(a / b)
+        if q * b > a then
+          q = q - 1
+        elseif (q + 1) * b <= a then
+          q = q + 1
+        end
+        return q
+      end
+      if op == 'x' then
+        redis.call('DEL', key)
+      else
+        local index = floor(now / w)
+        local state = redis.call('HMGET', key, 'w', 'c', 'p')
+        local stored = tonumber(state[1])
+        local current, previous = tonumber(state[2]) or 0, tonumber(state[3]) or 0
+        if stored and stored > index then
+          index = stored
+        elseif stored ~= index then
+          previous = (stored and index == stored + 1) and current or 0
+          current = 0
+        end
+        local elapsed = max(0, now - index * w)
+        local weight = w - elapsed
+        if op == 'r' then
+          if stored then
+            local from_current = min(cost, current)
+            redis.call('HSET', key, 'w', index, 'c', current - from_current, 'p',
+              max(0, previous - (cost - from_current)))
+          end
+        else
+          available, delay = limit - current + floor_div(-previous * weight, w), 0
+          reset_now = 0
+          if current > 0 then
+            reset_now = weight + w
+          elseif previous > 0 then
+            reset_now = weight
+          end
+          local free = limit - current - cost
+          if free >= 0 and previous * weight <= free * w then
+            allowed, retry, reset_after = 1, 0, weight + w
+            if commit then
+              redis.call('HSET', key, 'w', index, 'c', current + cost, 'p', previous)
+              redis.call('PEXPIRE', key, max(1, -floor(-reset_after / 1000)) + ttl_slack)
+            end
+          else
+            allowed, retry, reset_after = 0, -1, reset_now
+            if cost <= limit then
+              -- The smallest elapsed time e in a window with previous * (w - e) <= free * w; w when only the
+              -- next window helps, where current * (w - e) <= (limit - cost) * w must hold.
+              local in_this_window = w
+              if free >= 0 then
+                in_this_window = (previous == 0) and 0 or max(0, w - floor_div(free * w, previous))
+              end
+              if in_this_window < w then
+                retry = in_this_window - elapsed
+              else
+                retry = weight + ((current == 0) and 0 or max(0, w - floor_div((limit - cost) * w, current)))
+              end
+            end
+          end
+        end
+      end
+
+    else -- sl
+      local limit, window = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
+      if op == 'x' then
+        redis.call('DEL', key)
+      else
+        local threshold = now - window
+        while true do
+          local head = redis.call('LRANGE', key, 0, 99)
+          local expired = 0
+          for _, time in ipairs(head) do
+            if tonumber(time) > threshold then
+              break
+            end
+            expired = expired + 1
+          end
+          if expired > 0 then
+            redis.call('LTRIM', key, expired, -1)
+          end
+          if expired < 100 then
+            break
+          end
+        end
+        local size = redis.call('LLEN', key)
+        if op == 'r' then
+          if size <= cost then
+            redis.call('DEL', key)
+          else
+            redis.call('LTRIM', key, 0, size - cost - 1)
+          end
+        else
+          available, delay, reset_now = limit - size, 0, 0
+          if size > 0 then
+            reset_now = tonumber(redis.call('LINDEX', key, -1)) + window - now
+          end
+          if size + cost <= limit then
+            allowed, retry, reset_after = 1, 0, window
+            if commit then
+              local times = {}
+              for t = 1, cost do
+                times[#times + 1] = now
+                if #times == 1000 or t == cost then
+                  redis.call('RPUSH', key, unpack(times))
+                  times = {}
+                end
+              end
+              redis.call('PEXPIRE', key, max(1, -floor(-window / 1000)) + ttl_slack)
+            end
+          else
+            allowed, retry, reset_after = 0, -1, reset_now
+            if cost <= limit then
+              -- The oldest (size + cost - limit) entries must leave the window first.
+              retry = tonumber(redis.call('LINDEX', key, size + cost - limit - 1)) + window - now
+            end
+          end
         end
       end
     end
-    return
-  end
-  local reset_now = 0
-  for k = segment, segment - n + 1, -1 do
-    if counts[k] and counts[k] > 0 then
-      reset_now = (k + n) * length - now
-      break
-    end
-  end
-  if sum + cost <= s.limit then
-    if commit then
-      redis.call('HINCRBY', key, segment, cost)
-      expire_in(key, (segment + n) * length - now)
-    end
-    return 1, s.limit - sum, 0, 0, reset_now, (segment + n) * length - now
-  end
-  local retry = -1
-  if cost <= s.limit then
-    -- Sub-window k leaves the window at (k + n) * length; the oldest leave first.
-    local released = 0
-    for k = segment - n + 1, segment do
-      released = released + (counts[k] or 0)
-      if sum - released + cost <= s.limit then
-        retry = (k + n) * length - now
-        break
+
+    arg = arg + ((code == 'swc') and 4 or 3)
+    -- Decide and peek: allowed, remaining, reset_after, then the delay or the retry_after.
+    if allowed then
+      local at = 4 * i - 4
+      if allowed == 0 then
+        all_allowed = false
+        reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 0, max(0, available), reset_now, retry
+      elseif op == 'd' then
+        reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available - cost), reset_after, delay
+      else
+        reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available), reset_now, 0
       end
     end
   end
-  return 0, s.limit - sum, retry, 0, reset_now, reset_now
-end
-
--- Token bucket, GCRA and leaky bucket are one meter (DESIGN.md §3), kept in one integer: the time, in
--- ns, at which the bucket is full again (GCRA's theoretical arrival time; for the leaky bucket, when its
--- queue has drained). Tokens at t are (burst * interval - (full_at - t)) / interval, the credit the
--- in-memory token bucket keeps. Shaping (leaky bucket) differs only in making the caller wait for its
--- slot (the delay is the backlog), bounding that wait by max_delay, and in refusing refunds.
-local function time_meter(key, s, commit, shaping)
-  if op == 'x' then
-    redis.call('DEL', key)
-    return
+  if commit or op ~= 'd' or not all_allowed then
+    break
   end
-  if op == 'r' and shaping then
-    -- A slot once handed out is already being waited for: nothing to give back.
-    return
-  end
-  local interval = s.interval
-  local capacity = s.burst * interval
-  local backlog = ns_ahead_of_now(redis.call('GET', key) or nil)
-  if op == 'r' then
-    if backlog > 0 then
-      set_ns_ahead(key, (cost >= s.burst) and 0 or math.max(0, backlog - cost * interval))
-    end
-    return
-  end
-  local available = floor_div(capacity - backlog, interval)
-  local reset_now = ceil_div(backlog, 1000)
-  local delay = shaping and reset_now or 0
-  local fits = cost <= s.burst and backlog + cost * interval <= capacity
-  if fits and not (shaping and max_delay and delay > max_delay) then
-    local ahead = backlog + cost * interval
-    if commit then
-      set_ns_ahead(key, ahead)
-    end
-    return 1, available, 0, delay, reset_now, ceil_div(ahead, 1000)
-  end
-  local retry = -1
-  if cost <= s.burst then
-    retry = math.max(0, ceil_div(backlog + cost * interval - capacity, 1000))
-    if shaping and max_delay then
-      retry = math.max(retry, ceil_div(backlog - max_delay * 1000, 1000))
-    end
-  end
-  return 0, available, retry, 0, reset_now, reset_now
-end
-
-local function token_bucket_or_gcra(key, s, commit)
-  return time_meter(key, s, commit, false)
-end
-
-local function leaky_bucket(key, s, commit)
-  return time_meter(key, s, commit, true)
-end
-
-local algorithms = {
-  fw = fixed_window,
-  sl = sliding_log,
-  sw = sliding_window,
-  swc = sliding_window_counter,
-  tb = token_bucket_or_gcra,
-  gcra = token_bucket_or_gcra,
-  lb = leaky_bucket
-}
-
-local specs = {}
-for i = 1, #KEYS do
-  local base = 6 + (i - 1) * 7
-  local algorithm = algorithms[ARGV[base]]
-  if not algorithm then
-    return redis.error_reply('ERR rate_limit.lua: unknown algorithm code ' .. tostring(ARGV[base]))
-  end
-  specs[i] = {
-    algorithm = algorithm,
-    limit = tonumber(ARGV[base + 1]),
-    window = tonumber(ARGV[base + 2]),
-    burst = tonumber(ARGV[base + 3]),
-    segments = tonumber(ARGV[base + 4]),
-    segment = tonumber(ARGV[base + 5]),
-    interval = tonumber(ARGV[base + 6])
-  }
-end
-
-if op == 'r' or op == 'x' then
-  for i = 1, #KEYS do
-    specs[i].algorithm(KEYS[i], specs[i], false)
-  end
-  return {}
-end
-
-local results, all_allowed = {}, true
--- One limit commits in one pass (a rejection changes nothing); several are all checked first.
-local single = (op == 'd') and (#KEYS == 1)
-for i = 1, #KEYS do
-  results[i] = { specs[i].algorithm(KEYS[i], specs[i], single) }
-  all_allowed = all_allowed and results[i][1] == 1
-end
-if op == 'd' and all_allowed and not single then
-  for i = 1, #KEYS do
-    results[i] = { specs[i].algorithm(KEYS[i], specs[i], true) }
-  end
-end
-
-local reply = {}
-for i = 1, #KEYS do
-  local allowed, available, retry, delay, reset_now, reset_after = unpack(results[i])
-  local remaining, reset = available, reset_now
-  if op == 'd' and allowed == 1 then
-    remaining, reset = available - cost, reset_after
-  end
-  if op == 'p' then
-    delay = 0
-  end
-  reply[#reply + 1] = allowed
-  reply[#reply + 1] = math.max(0, remaining)
-  reply[#reply + 1] = reset
-  reply[#reply + 1] = retry
-  reply[#reply + 1] = delay
+  commit = true
 end
 return reply

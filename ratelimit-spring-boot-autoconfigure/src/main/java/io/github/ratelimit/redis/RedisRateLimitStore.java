@@ -48,11 +48,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
 
-	private static final int FIXED_ARGS = 5;
+	private static final int FIXED_ARGS = 2;
 
-	private static final int ARGS_PER_LIMIT = 7;
+	private static final int REPLY_PER_LIMIT = 4;
 
-	private static final String NO_BOUND = "";
+	/** An argument the script reads as absent: unused, or an optional one left unset. */
+	private static final String UNSET = "";
 
 	private final LettuceScriptRunner runner;
 
@@ -62,7 +63,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private final @Nullable TimeSource timeSource;
 
-	private final String expirySlackMillis;
+	private final @Nullable String expirySlackMillis;
 
 	private final ConcurrentMap<LimitSpec, String[]> specArgs = new ConcurrentHashMap<>();
 
@@ -71,7 +72,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		this.keys = new RedisKeys(builder.keyPrefix);
 		this.timeoutNanos = builder.timeout.toNanos();
 		this.timeSource = builder.timeSource;
-		this.expirySlackMillis = Long.toString(builder.expirySlack.toMillis());
+		this.expirySlackMillis = builder.expirySlack.isZero() ? null : Long.toString(builder.expirySlack.toMillis());
 	}
 
 	/**
@@ -182,23 +183,52 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private CompletableFuture<List<Object>> run(String op, String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros) {
-		String[] args = new String[FIXED_ARGS + ARGS_PER_LIMIT * limits.size()];
+		// The optional arguments follow the limits: unset ones as "", trailing unset ones
+		// not at all.
+		@Nullable String[] optional = { (maxDelayMicros == NO_MAX_DELAY) ? null : Long.toString(maxDelayMicros),
+				(this.timeSource != null) ? Long.toString(this.timeSource.nowMicros()) : null, this.expirySlackMillis };
+		int sent = optional.length;
+		while (sent > 0 && optional[sent - 1] == null) {
+			sent--;
+		}
+		String[][] limitArgs = new String[limits.size()][];
+		int length = FIXED_ARGS + sent;
+		for (int i = 0; i < limitArgs.length; i++) {
+			limitArgs[i] = this.specArgs.computeIfAbsent(limits.get(i), RedisRateLimitStore::toArgs);
+			length += limitArgs[i].length;
+		}
+		String[] args = new String[length];
 		args[0] = op;
 		args[1] = Long.toString(cost);
-		args[2] = (maxDelayMicros == NO_MAX_DELAY) ? NO_BOUND : Long.toString(maxDelayMicros);
-		args[3] = (this.timeSource != null) ? Long.toString(this.timeSource.nowMicros()) : NO_BOUND;
-		args[4] = this.expirySlackMillis;
-		for (int i = 0; i < limits.size(); i++) {
-			System.arraycopy(this.specArgs.computeIfAbsent(limits.get(i), RedisRateLimitStore::toArgs), 0, args,
-					FIXED_ARGS + ARGS_PER_LIMIT * i, ARGS_PER_LIMIT);
+		int at = FIXED_ARGS;
+		for (String[] limit : limitArgs) {
+			System.arraycopy(limit, 0, args, at, limit.length);
+			at += limit.length;
+		}
+		for (int i = 0; i < sent; i++) {
+			String value = optional[i];
+			args[at + i] = (value != null) ? value : UNSET;
 		}
 		return this.runner.run(this.keys.keys(bucket, key, limits), args);
 	}
 
+	/**
+	 * The script's arguments for one limit: the algorithm's code and the parameters it
+	 * reads (see the header of {@code rate_limit.lua}).
+	 */
 	private static String[] toArgs(LimitSpec spec) {
-		return new String[] { spec.algorithm().code(), Long.toString(spec.limit()), Long.toString(spec.windowMicros()),
-				Long.toString(spec.burst()), Integer.toString(spec.segments()), Long.toString(spec.segmentMicros()),
-				Long.toString(spec.emissionIntervalNanos()) };
+		String code = spec.algorithm().code();
+		switch (spec.algorithm()) {
+			case TOKEN_BUCKET:
+			case GCRA:
+			case LEAKY_BUCKET:
+				return new String[] { code, Long.toString(spec.burst()), Long.toString(spec.emissionIntervalNanos()) };
+			case SLIDING_WINDOW_COUNTER:
+				return new String[] { code, Long.toString(spec.limit()), Integer.toString(spec.segments()),
+						Long.toString(spec.segmentMicros()) };
+			default:
+				return new String[] { code, Long.toString(spec.limit()), Long.toString(spec.windowMicros()) };
+		}
 	}
 
 	private @Nullable Decision await(CompletableFuture<List<Object>> reply, @Nullable List<LimitSpec> limits) {
@@ -235,7 +265,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	private static Decision toDecision(List<Object> reply, List<LimitSpec> limits) {
-		if (reply.size() != 5 * limits.size()) {
+		if (reply.size() != REPLY_PER_LIMIT * limits.size()) {
 			throw new RateLimitStoreException("Unexpected reply from " + RedisRateLimitScript.LOCATION + ": " + reply,
 					new IllegalStateException("reply size " + reply.size()), false);
 		}
@@ -244,7 +274,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 		List<Decision> decisions = new ArrayList<>(limits.size());
 		for (int i = 0; i < limits.size(); i++) {
-			decisions.add(decision(reply, 5 * i, limits.get(i)));
+			decisions.add(decision(reply, REPLY_PER_LIMIT * i, limits.get(i)));
 		}
 		return Decision.combine(decisions);
 	}
@@ -253,11 +283,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		boolean allowed = ((Long) reply.get(offset)) == 1L;
 		long remaining = (Long) reply.get(offset + 1);
 		long resetAfter = (Long) reply.get(offset + 2);
+		// The delay when allowed, the retry-after (-1 = never) when rejected.
+		long wait = (Long) reply.get(offset + 3);
 		if (allowed) {
-			return Decision.allowed(spec, remaining, resetAfter, (Long) reply.get(offset + 4));
+			return Decision.allowed(spec, remaining, resetAfter, wait);
 		}
-		long retryAfter = (Long) reply.get(offset + 3);
-		return Decision.rejected(spec, remaining, resetAfter, (retryAfter < 0) ? Decision.NEVER : retryAfter);
+		return Decision.rejected(spec, remaining, resetAfter, (wait < 0) ? Decision.NEVER : wait);
 	}
 
 	/**
