@@ -10,7 +10,8 @@ import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.BeanResolver;
 import org.springframework.expression.PropertyAccessor;
-import org.springframework.expression.spel.support.ReflectivePropertyAccessor;
+
+import io.github.ratelimit.spring.CachingPropertyAccessor;
 
 /**
  * The SpEL context of one call: the arguments by name (and as {@code #p0}/{@code #a0}),
@@ -31,7 +32,7 @@ final class RateLimitedEvaluationContext extends MethodBasedEvaluationContext {
 	 * Shared so its per-class caches survive: a fresh accessor per call reflects every
 	 * time.
 	 */
-	private static final List<PropertyAccessor> PROPERTY_ACCESSORS = List.of(new ReflectivePropertyAccessor());
+	private static final List<PropertyAccessor> PROPERTY_ACCESSORS = List.of(new CachingPropertyAccessor());
 
 	private final Set<String> parameterNames;
 

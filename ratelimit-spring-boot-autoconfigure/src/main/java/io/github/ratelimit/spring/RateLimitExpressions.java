@@ -14,7 +14,6 @@ import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.PropertyAccessor;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
-import org.springframework.expression.spel.support.ReflectivePropertyAccessor;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 
 /**
@@ -31,7 +30,7 @@ public final class RateLimitExpressions {
 
 	private final @Nullable BeanFactoryResolver beanResolver;
 
-	private final List<PropertyAccessor> propertyAccessors = List.of(new ReflectivePropertyAccessor());
+	private final List<PropertyAccessor> propertyAccessors = List.of(new CachingPropertyAccessor());
 
 	/**
 	 * Creates the expression support.
@@ -73,8 +72,7 @@ public final class RateLimitExpressions {
 	public StandardEvaluationContext context(@Nullable Object root) {
 		StandardEvaluationContext context = new StandardEvaluationContext(root);
 		// A shared accessor keeps its per-class caches: a fresh one per context would
-		// look up
-		// Class.getMethods() on every request.
+		// look up Class.getMethods() on every request.
 		context.setPropertyAccessors(this.propertyAccessors);
 		if (this.beanResolver != null) {
 			context.setBeanResolver(this.beanResolver);

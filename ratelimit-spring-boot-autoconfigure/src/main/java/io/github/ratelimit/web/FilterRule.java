@@ -14,8 +14,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.expression.Expression;
-import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.server.PathContainer;
 import org.springframework.web.util.pattern.PathPattern;
@@ -51,33 +49,31 @@ public final class FilterRule {
 
 	private final Set<String> methods;
 
-	private final @Nullable Expression key;
+	private final @Nullable RequestExpression key;
 
-	private final @Nullable Expression cost;
+	private final @Nullable RequestExpression cost;
 
 	private final long constantCost;
 
 	private final NullKeyPolicy nullKeyPolicy;
-
-	private final RateLimitExpressions expressions;
 
 	private final AtomicBoolean nullKeyReported = new AtomicBoolean();
 
 	private FilterRule(Builder builder, RateLimitExpressions expressions) {
 		this.name = builder.name;
 		this.bucket = builder.bucket;
-		this.expressions = expressions;
 		this.nullKeyPolicy = builder.nullKeyPolicy;
 		this.paths = parsePaths(builder.name, builder.paths);
 		this.methods = parseMethods(builder.name, builder.methods);
-		this.key = builder.key.isBlank() ? null : expressions.parse(builder.key, builder.name + ".key");
+		this.key = builder.key.isBlank() ? null
+				: RequestExpression.parse(builder.key, builder.name + ".key", expressions);
 		Long literalCost = parseLong(builder.cost.trim());
 		if (literalCost != null) {
 			this.cost = null;
 			this.constantCost = requireValidCost(literalCost, builder.name, builder.cost);
 		}
 		else {
-			this.cost = expressions.parse(builder.cost, builder.name + ".cost");
+			this.cost = RequestExpression.parse(builder.cost, builder.name + ".cost", expressions);
 			this.constantCost = 0;
 		}
 	}
@@ -161,7 +157,7 @@ public final class FilterRule {
 		if (this.key == null) {
 			return "";
 		}
-		Object value = this.expressions.evaluate(this.key, context(request), this.name + ".key");
+		Object value = this.key.value(request);
 		return (value != null) ? value.toString() : null;
 	}
 
@@ -176,13 +172,13 @@ public final class FilterRule {
 		if (this.cost == null) {
 			return this.constantCost;
 		}
-		Object value = this.expressions.evaluate(this.cost, context(request), this.name + ".cost");
+		Object value = this.cost.value(request);
 		Long cost = toLong(value);
 		if (cost == null) {
-			throw new IllegalStateException(this.name + ".cost '" + this.cost.getExpressionString()
+			throw new IllegalStateException(this.name + ".cost '" + this.cost.text()
 					+ "' must evaluate to a whole number of at least 1 but gave " + value);
 		}
-		return requireValidCost(cost, this.name, this.cost.getExpressionString());
+		return requireValidCost(cost, this.name, this.cost.text());
 	}
 
 	/**
@@ -200,13 +196,7 @@ public final class FilterRule {
 	 * @return the expression text, or {@code ""}
 	 */
 	String keyExpression() {
-		return (this.key != null) ? this.key.getExpressionString() : "";
-	}
-
-	private StandardEvaluationContext context(HttpServletRequest request) {
-		StandardEvaluationContext context = this.expressions.context(null);
-		context.setVariable("request", request);
-		return context;
+		return (this.key != null) ? this.key.text() : "";
 	}
 
 	@Override

@@ -73,12 +73,27 @@ final class Policies {
 	 * bucket name can never break a header.
 	 */
 	private static String printable(String name) {
+		if (isPrintable(name)) {
+			// Every limited request names its policies: no copy when there is nothing to
+			// replace.
+			return name;
+		}
 		StringBuilder result = new StringBuilder(name.length());
 		for (int i = 0; i < name.length(); i++) {
 			char c = name.charAt(i);
 			result.append((c >= 0x20 && c <= 0x7e) ? c : '_');
 		}
 		return result.toString();
+	}
+
+	private static boolean isPrintable(String name) {
+		for (int i = 0; i < name.length(); i++) {
+			char c = name.charAt(i);
+			if (c < 0x20 || c > 0x7e) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**

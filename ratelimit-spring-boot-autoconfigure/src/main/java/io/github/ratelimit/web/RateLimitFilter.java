@@ -94,7 +94,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
 		List<FilterRule> matching = matchingRules(request);
-		List<Taken> taken = new ArrayList<>(matching.size());
+		// Permits to give back exist only when a rule follows the one that took them.
+		@Nullable List<Taken> taken = (matching.size() > 1) ? new ArrayList<>(matching.size()) : null;
 		long delayMicros = 0;
 		try {
 			for (FilterRule rule : matching) {
@@ -118,7 +119,9 @@ public class RateLimitFilter extends OncePerRequestFilter {
 					return;
 				}
 				if (result.decision().allowed()) {
-					taken.add(new Taken(result, cost));
+					if (taken != null) {
+						taken.add(new Taken(result, cost));
+					}
 					// Leaky bucket slots of several rules run concurrently: wait for the
 					// latest.
 					delayMicros = Math.max(delayMicros, result.decision().delayMicros());
@@ -143,13 +146,18 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	private List<FilterRule> matchingRules(HttpServletRequest request) {
 		@Nullable PathContainer path = this.pathsNeeded ? path(request) : null;
 		String method = request.getMethod();
-		List<FilterRule> matching = new ArrayList<>(1);
+		if (this.match == MatchMode.FIRST) {
+			for (FilterRule rule : this.rules) {
+				if (rule.matches(method, path)) {
+					return List.of(rule);
+				}
+			}
+			return List.of();
+		}
+		List<FilterRule> matching = new ArrayList<>(this.rules.size());
 		for (FilterRule rule : this.rules) {
 			if (rule.matches(method, path)) {
 				matching.add(rule);
-				if (this.match == MatchMode.FIRST) {
-					break;
-				}
 			}
 		}
 		return matching;
@@ -170,7 +178,10 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	 * Gives back what earlier rules took for a request that is not going to proceed; the
 	 * store keeps leaky bucket slots, which are already scheduled.
 	 */
-	private void refund(List<Taken> taken) {
+	private void refund(@Nullable List<Taken> taken) {
+		if (taken == null) {
+			return;
+		}
 		for (Taken permits : taken) {
 			RateLimitResult result = permits.result();
 			try {

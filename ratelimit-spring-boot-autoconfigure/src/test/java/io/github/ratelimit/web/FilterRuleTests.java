@@ -2,9 +2,12 @@ package io.github.ratelimit.web;
 
 import java.util.List;
 
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.http.server.PathContainer;
 import org.springframework.mock.web.MockHttpServletRequest;
 
@@ -12,8 +15,10 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.spring.BucketDefinition;
 import io.github.ratelimit.spring.RateLimitExpressions;
+import io.github.ratelimit.spring.RateLimitExpressions.InvalidExpressionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
@@ -160,6 +165,57 @@ class FilterRuleTests {
 	void nonStringKeyShouldBeItsText() {
 		FilterRule rule = FilterRule.builder(NAME, this.bucket).key("#request.serverPort").build(this.expressions);
 		assertThat(rule.key(request())).isEqualTo("80");
+	}
+
+	@Test
+	void requestPropertyKeyShouldBeWhatSpelReads() {
+		MockHttpServletRequest request = request();
+		request.setRemoteAddr("10.1.2.3");
+		StandardEvaluationContext context = this.expressions.context(null);
+		context.setVariable("request", request);
+		for (String key : List.of("#request.remoteAddr", "#request.requestURI", "#request.method",
+				"#request.serverPort", "#request.remoteUser", "#request.getRemoteAddr()", "#request.remoteAddr + ''")) {
+			Object spel = this.expressions.parse(key, "test").getValue(context);
+			assertThat(FilterRule.builder(NAME, this.bucket).key(key).build(this.expressions).key(request)).as(key)
+				.isEqualTo((spel != null) ? spel.toString() : null);
+		}
+	}
+
+	@Test
+	void requestPropertyKeyShouldReadWhatAWrappedRequestAnswers() {
+		HttpServletRequest wrapped = new HttpServletRequestWrapper(request()) {
+
+			@Override
+			public String getRemoteAddr() {
+				return "10.9.9.9";
+			}
+
+			public String getTenant() {
+				return "acme";
+			}
+
+		};
+		assertThat(
+				FilterRule.builder(NAME, this.bucket).key("#request.remoteAddr").build(this.expressions).key(wrapped))
+			.isEqualTo("10.9.9.9");
+		assertThat(FilterRule.builder(NAME, this.bucket).key("#request.tenant").build(this.expressions).key(wrapped))
+			.isEqualTo("acme");
+	}
+
+	@Test
+	void requestPropertyKeyWhoseGetterThrowsShouldFailNamingThePropertyAndTheExpression() {
+		HttpServletRequest failing = new HttpServletRequestWrapper(request()) {
+
+			@Override
+			public String getRemoteAddr() {
+				throw new IllegalStateException("no address");
+			}
+
+		};
+		FilterRule rule = FilterRule.builder(NAME, this.bucket).key("#request.remoteAddr").build(this.expressions);
+		assertThatExceptionOfType(InvalidExpressionException.class).isThrownBy(() -> rule.key(failing))
+			.withMessageContaining("ratelimit.filter.rules[3].key")
+			.withMessageContaining("#request.remoteAddr");
 	}
 
 	private static MockHttpServletRequest request() {

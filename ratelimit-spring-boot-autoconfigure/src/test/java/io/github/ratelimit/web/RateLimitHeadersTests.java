@@ -93,6 +93,20 @@ class RateLimitHeadersTests {
 	}
 
 	@Test
+	void oneBucketAtTwoLimitsShouldBeTwoQuotaMembers() {
+		// A limitExpression gives two keys of one bucket different limits.
+		this.draft.add(this.request, this.response,
+				allowed("a", "k", LimitSpec.of(5, "1m", Algorithm.TOKEN_BUCKET), 4, 12_000_000));
+		this.draft.add(this.request, this.response,
+				allowed("a", "other", LimitSpec.of(10, "1m", Algorithm.TOKEN_BUCKET), 9, 6_000_000));
+		this.draft.add(this.request, this.response,
+				allowed("a", "third", LimitSpec.of(5, "1m", Algorithm.TOKEN_BUCKET), 3, 24_000_000));
+		assertThat(this.response.getHeader(RateLimitHeaders.POLICY)).isEqualTo("\"a\";q=5;w=60, \"a\";q=10;w=60");
+		assertThat(this.response.getHeader(RateLimitHeaders.RATE_LIMIT))
+			.isEqualTo("\"a\";r=4;t=12, \"a\";r=9;t=6, \"a\";r=3;t=24");
+	}
+
+	@Test
 	void membersShouldBeCappedPerRequest() {
 		LimitSpec spec = LimitSpec.of(5, "1m", Algorithm.TOKEN_BUCKET);
 		for (int i = 0; i < RateLimitHeaders.MAX_DECISIONS + 10; i++) {
