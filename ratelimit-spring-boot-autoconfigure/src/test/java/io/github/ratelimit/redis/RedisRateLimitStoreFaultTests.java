@@ -204,6 +204,21 @@ class RedisRateLimitStoreFaultTests {
 	}
 
 	@Test
+	void leakyBucketDelayIsBoundedOnRedisTime() {
+		// Redis time, and the bound as the only optional argument the script gets.
+		RedisRateLimitStore store = store(Duration.ofSeconds(2));
+		List<LimitSpec> limits = List
+			.of(LimitSpec.builder().limit(6).window("1m").algorithm(Algorithm.LEAKY_BUCKET).build());
+		long bound = TimeUnit.SECONDS.toMicros(15);
+		assertThat(store.decide("shape", "k", limits, 1, bound).delayMicros()).isZero();
+		assertThat(store.decide("shape", "k", limits, 1, bound).delayMicros()).isBetween(5_000_000L, 10_000_000L);
+		Decision third = store.decide("shape", "k", limits, 1, bound);
+		assertThat(third.allowed()).as("a 20s delay is over the 15s bound").isFalse();
+		assertThat(third.retryAfterMicros()).isBetween(1L, 5_000_000L);
+		assertThat(store.decide("shape", "k", limits, 1).delayMicros()).as("unbounded").isGreaterThan(15_000_000L);
+	}
+
+	@Test
 	void hugeAndBraceFilledKeysWorkAndAreStoredBounded() {
 		RedisRateLimitStore store = store(Duration.ofSeconds(2));
 		List<LimitSpec> limits = limit(2, Algorithm.FIXED_WINDOW);
