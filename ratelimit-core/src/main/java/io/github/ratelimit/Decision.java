@@ -2,8 +2,10 @@ package io.github.ratelimit;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -17,6 +19,10 @@ import org.jspecify.annotations.Nullable;
  * {@code remaining} come from the limit closest to exhaustion (or, when rejected, from
  * the limit that needs the longest wait), its {@code retryAfter}, {@code resetAfter} and
  * {@code delay} are the longest of all.
+ * <p>
+ * {@link #origin()} tells who made the decision: the store asked, or the fallback that
+ * answered while that store failed. A refund goes to the same place (see
+ * {@link io.github.ratelimit.store.RateLimitStore#refund(String, String, List, long, Decision)}).
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -47,8 +53,15 @@ public final class Decision {
 	 */
 	private final @Nullable List<Decision> limits;
 
+	private final Origin origin;
+
 	private Decision(boolean allowed, long limit, long remaining, long resetAfterMicros, long retryAfterMicros,
 			long delayMicros, @Nullable LimitSpec spec, @Nullable List<Decision> limits) {
+		this(allowed, limit, remaining, resetAfterMicros, retryAfterMicros, delayMicros, spec, limits, Origin.STORE);
+	}
+
+	private Decision(boolean allowed, long limit, long remaining, long resetAfterMicros, long retryAfterMicros,
+			long delayMicros, @Nullable LimitSpec spec, @Nullable List<Decision> limits, Origin origin) {
 		this.allowed = allowed;
 		this.limit = limit;
 		this.remaining = Math.max(0, remaining);
@@ -57,6 +70,7 @@ public final class Decision {
 		this.delayMicros = allowed ? Math.max(0, delayMicros) : 0;
 		this.spec = spec;
 		this.limits = limits;
+		this.origin = origin;
 	}
 
 	/**
@@ -223,12 +237,61 @@ public final class Decision {
 		return (this.limits != null) ? this.limits : Collections.singletonList(this);
 	}
 
+	/**
+	 * Returns who made this decision, and so where its permits were taken.
+	 * @return {@link Origin#STORE} unless a failure-mode layer says otherwise
+	 */
+	public Origin origin() {
+		return this.origin;
+	}
+
+	/**
+	 * Returns this decision marked as made by {@code origin}; the per-limit decisions of
+	 * a combined decision are marked too.
+	 * @param origin who made the decision
+	 * @return this decision when it already has that origin, else a copy
+	 */
+	public Decision withOrigin(Origin origin) {
+		Objects.requireNonNull(origin, "'origin' must not be null");
+		if (origin == this.origin) {
+			return this;
+		}
+		List<Decision> marked = null;
+		if (this.limits != null) {
+			marked = new ArrayList<>(this.limits.size());
+			for (Decision decision : this.limits) {
+				marked.add(decision.withOrigin(origin));
+			}
+			marked = List.copyOf(marked);
+		}
+		return new Decision(this.allowed, this.limit, this.remaining, this.resetAfterMicros, this.retryAfterMicros,
+				this.delayMicros, this.spec, marked, origin);
+	}
+
 	@Override
 	public String toString() {
 		return "Decision{allowed=" + this.allowed + ", limit=" + this.limit + ", remaining=" + this.remaining
 				+ ", resetAfter=" + this.resetAfterMicros + "us, retryAfter="
 				+ ((this.retryAfterMicros == NEVER) ? "never" : this.retryAfterMicros + "us") + ", delay="
-				+ this.delayMicros + "us" + ((this.limits != null) ? ", limits=" + this.limits : "") + "}";
+				+ this.delayMicros + "us" + ((this.origin != Origin.STORE) ? ", origin=" + this.origin : "")
+				+ ((this.limits != null) ? ", limits=" + this.limits : "") + "}";
+	}
+
+	/**
+	 * Who made a decision.
+	 */
+	public enum Origin {
+
+		/** The store that was asked: its state holds the permits taken. */
+		STORE,
+
+		/**
+		 * A stand-in while the store failed (an application's per-instance fallback
+		 * store, or a failure mode that allows without asking): the store asked knows
+		 * nothing of this decision, so its permits are not in that store's state.
+		 */
+		FALLBACK
+
 	}
 
 }

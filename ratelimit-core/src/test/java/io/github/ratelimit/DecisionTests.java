@@ -166,4 +166,29 @@ class DecisionTests {
 		assertThat(combined.toString()).contains("limits=[");
 	}
 
+	@Test
+	void decisionsComeFromTheStoreUnlessMarkedOtherwise() {
+		Decision decision = Decision.allowed(this.perSecond, 4, 600_000, 0);
+		assertThat(decision.origin()).isEqualTo(Decision.Origin.STORE);
+		assertThat(decision.withOrigin(Decision.Origin.STORE)).isSameAs(decision);
+		Decision fallback = decision.withOrigin(Decision.Origin.FALLBACK);
+		assertThat(fallback.origin()).isEqualTo(Decision.Origin.FALLBACK);
+		assertThat(fallback).usingRecursiveComparison().ignoringFields("origin").isEqualTo(decision);
+		assertThat(fallback.toString()).contains("origin=FALLBACK");
+		assertThat(decision.toString()).doesNotContain("origin");
+	}
+
+	@Test
+	void markingACombinedDecisionMarksEachLimit() {
+		Decision combined = Decision.combine(List.of(Decision.allowed(this.perSecond, 4, 600_000, 0),
+				Decision.rejected(this.perMinute, 0, 30_000_000, 20_000_000)));
+		Decision fallback = combined.withOrigin(Decision.Origin.FALLBACK);
+		assertThat(fallback.allowed()).isFalse();
+		assertThat(fallback.retryAfterMicros()).isEqualTo(combined.retryAfterMicros());
+		assertThat(fallback.limits()).hasSize(2)
+			.allSatisfy((limit) -> assertThat(limit.origin()).isEqualTo(Decision.Origin.FALLBACK));
+		assertThat(combined.limits())
+			.allSatisfy((limit) -> assertThat(limit.origin()).isEqualTo(Decision.Origin.STORE));
+	}
+
 }

@@ -90,6 +90,22 @@ public interface RateLimitStore extends AutoCloseable {
 	void refund(String bucket, String key, List<LimitSpec> limits, long cost);
 
 	/**
+	 * Gives back the permits of a decision this store made, to where that decision took
+	 * them ({@link Decision#origin()}). A store that puts a fallback in front of another
+	 * store overrides this, so that a permit taken by the fallback is not given to the
+	 * store it stood in for; the default gives the permits back here.
+	 * @param bucket the bucket name
+	 * @param key the key within the bucket
+	 * @param limits the same limits as the decision being refunded
+	 * @param cost the permits to give back, at least 1
+	 * @param admitted the allowing decision this store returned for the call
+	 * @throws RateLimitStoreException when the store cannot answer
+	 */
+	default void refund(String bucket, String key, List<LimitSpec> limits, long cost, Decision admitted) {
+		refund(bucket, key, limits, cost);
+	}
+
+	/**
 	 * Reports the current state without consuming: {@code allowed} says whether a request
 	 * of cost 1 would be allowed now, {@code remaining} how many permits are left.
 	 * @param bucket the bucket name
