@@ -18,8 +18,8 @@ import io.github.ratelimit.spring.BucketDefinition;
 import io.github.ratelimit.spring.BucketRegistry;
 import io.github.ratelimit.spring.Outcome;
 import io.github.ratelimit.spring.RateLimitStatistics;
-import io.github.ratelimit.spring.StoreStatus;
-import io.github.ratelimit.spring.StoreStatusSource;
+import io.github.ratelimit.status.StoreStatus;
+import io.github.ratelimit.status.StoreStatusSource;
 import io.github.ratelimit.store.RateLimitStore;
 
 /**

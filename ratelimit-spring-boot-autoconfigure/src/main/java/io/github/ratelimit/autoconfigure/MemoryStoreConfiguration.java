@@ -1,7 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -11,8 +10,8 @@ import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 /**
  * The in-memory store, when {@code ratelimit.store} is {@code memory}, or {@code auto}
- * with no Redis; and a clear failure when {@code redis} is asked for but there is no
- * Redis.
+ * with no Redis. With {@code redis} and no Redis store there is no store at all, and
+ * {@link RedisStoreMissingFailureAnalyzer} says why.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnMissingBean(RateLimitStore.class)
@@ -23,14 +22,6 @@ class MemoryStoreConfiguration {
 	InMemoryRateLimitStore rateLimitStore(RateLimitProperties properties) {
 		RateLimitPropertiesValidator.validate(properties);
 		return InMemoryRateLimitStore.builder().maxKeys(properties.getMemory().getMaxKeys()).build();
-	}
-
-	@Bean
-	@Conditional(RequiredRedisMissingCondition.class)
-	RateLimitStore rateLimitStoreWithoutRedis() {
-		throw new InvalidConfigurationPropertyValueException("ratelimit.store", "redis",
-				"there is no RedisConnectionFactory bean: add spring-boot-starter-data-redis and set "
-						+ "spring.data.redis.host/port, or set ratelimit.store=memory");
 	}
 
 }

@@ -16,8 +16,8 @@ import io.github.ratelimit.spring.RateLimitExpressions;
 import io.github.ratelimit.spring.RateLimitObserver;
 import io.github.ratelimit.spring.RateLimitService;
 import io.github.ratelimit.spring.RateLimitStatistics;
-import io.github.ratelimit.spring.StoreStatus;
-import io.github.ratelimit.spring.StoreStatusSource;
+import io.github.ratelimit.status.StoreStatus;
+import io.github.ratelimit.status.StoreStatusSource;
 import io.github.ratelimit.spring.RateLimiters;
 import io.github.ratelimit.store.RateLimitStore;
 

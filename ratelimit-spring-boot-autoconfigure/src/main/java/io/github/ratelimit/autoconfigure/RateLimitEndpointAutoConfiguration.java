@@ -12,7 +12,7 @@ import io.github.ratelimit.actuate.RateLimitsEndpointWebExtension;
 import io.github.ratelimit.spring.BucketRegistry;
 import io.github.ratelimit.spring.RateLimitService;
 import io.github.ratelimit.spring.RateLimitStatistics;
-import io.github.ratelimit.spring.StoreStatusSource;
+import io.github.ratelimit.status.StoreStatusSource;
 import io.github.ratelimit.store.RateLimitStore;
 
 /**

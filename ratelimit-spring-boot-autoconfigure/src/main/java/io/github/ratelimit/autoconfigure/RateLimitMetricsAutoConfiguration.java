@@ -10,7 +10,7 @@ import org.springframework.context.annotation.Bean;
 
 import io.github.ratelimit.metrics.RateLimitMetrics;
 import io.github.ratelimit.spring.RateLimitService;
-import io.github.ratelimit.spring.StoreStatusSource;
+import io.github.ratelimit.status.StoreStatusSource;
 
 /**
  * Micrometer meters for rate limiting, when the application has a {@link MeterRegistry}.

@@ -11,9 +11,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.spring.LimitMode;
 import io.github.ratelimit.spring.NullKeyPolicy;
+import io.github.ratelimit.status.FailureMode;
 import io.github.ratelimit.web.HeadersMode;
 import io.github.ratelimit.web.MatchMode;
 
@@ -43,8 +43,9 @@ public class RateLimitProperties {
 	private String keyPrefix = "rl";
 
 	/**
-	 * What happens while the store fails: per-instance in-memory limits (fallback), allow
-	 * everything (open) or reject everything with 503 (closed).
+	 * What happens while the store fails: per-instance in-memory limits (fallback, see
+	 * ratelimit.fallback.instances), allow everything (open) or reject everything with
+	 * 503 (closed).
 	 */
 	private FailureMode failureMode = FailureMode.FALLBACK;
 
@@ -75,6 +76,10 @@ public class RateLimitProperties {
 	private final Filter filter = new Filter();
 
 	private final Redis redis = new Redis();
+
+	private final Breaker breaker = new Breaker();
+
+	private final Fallback fallback = new Fallback();
 
 	private final Memory memory = new Memory();
 
@@ -140,6 +145,14 @@ public class RateLimitProperties {
 
 	public Redis getRedis() {
 		return this.redis;
+	}
+
+	public Breaker getBreaker() {
+		return this.breaker;
+	}
+
+	public Fallback getFallback() {
+		return this.fallback;
 	}
 
 	public Memory getMemory() {
@@ -419,9 +432,20 @@ public class RateLimitProperties {
 	public static class Redis {
 
 		/**
-		 * Longest a decision waits for Redis before the failure mode applies.
+		 * Longest Redis may take to answer a decision once it is sent, before the failure
+		 * mode decides instead. Time this application spends too busy to run does not
+		 * count: the deadline is checked on the connection's I/O thread after it has read
+		 * what arrived. Shorter bounds the latency a stalled Redis adds; longer keeps
+		 * decisions on Redis (one limit for all instances) through longer slow spells.
 		 */
 		private Duration timeout = Duration.ofMillis(100);
+
+		/**
+		 * Longest startup waits for Redis to connect, load the script and warm up before
+		 * the application goes on without it, and longest a decision waits for a
+		 * connection being made.
+		 */
+		private Duration connectTimeout = Duration.ofSeconds(3);
 
 		/**
 		 * Where decisions read the time: Redis TIME, which every instance shares, or this
@@ -437,12 +461,110 @@ public class RateLimitProperties {
 			this.timeout = timeout;
 		}
 
+		public Duration getConnectTimeout() {
+			return this.connectTimeout;
+		}
+
+		public void setConnectTimeout(Duration connectTimeout) {
+			this.connectTimeout = connectTimeout;
+		}
+
 		public TimeSourceType getTimeSource() {
 			return this.timeSource;
 		}
 
 		public void setTimeSource(TimeSourceType timeSource) {
 			this.timeSource = timeSource;
+		}
+
+	}
+
+	/**
+	 * The circuit breaker in front of the Redis store.
+	 */
+	public static class Breaker {
+
+		/**
+		 * How long Redis calls must keep failing (at least failure-rate-threshold percent
+		 * of them, in every tenth of this time that saw calls) before the breaker opens
+		 * and decisions stop trying Redis. Failures in a burst shorter than this leave it
+		 * closed. Shorter stops paying the timeout sooner in an outage; longer rides out
+		 * longer hiccups on Redis.
+		 */
+		private Duration window = Duration.ofSeconds(1);
+
+		/**
+		 * Share of failed calls, in percent, that counts as failing.
+		 */
+		private int failureRateThreshold = 50;
+
+		/**
+		 * How long an open breaker sends every decision to the failure mode before it
+		 * tries Redis again.
+		 */
+		private Duration waitInOpenState = Duration.ofSeconds(1);
+
+		/**
+		 * How many decisions try Redis when the wait in open state is over; the breaker
+		 * closes when all of them succeed.
+		 */
+		private int probes = 3;
+
+		public Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(Duration window) {
+			this.window = window;
+		}
+
+		public int getFailureRateThreshold() {
+			return this.failureRateThreshold;
+		}
+
+		public void setFailureRateThreshold(int failureRateThreshold) {
+			this.failureRateThreshold = failureRateThreshold;
+		}
+
+		public Duration getWaitInOpenState() {
+			return this.waitInOpenState;
+		}
+
+		public void setWaitInOpenState(Duration waitInOpenState) {
+			this.waitInOpenState = waitInOpenState;
+		}
+
+		public int getProbes() {
+			return this.probes;
+		}
+
+		public void setProbes(int probes) {
+			this.probes = probes;
+		}
+
+	}
+
+	/**
+	 * What each instance enforces on its own while Redis fails (failure-mode fallback,
+	 * and the count failure-mode open reports).
+	 */
+	public static class Fallback {
+
+		/**
+		 * How many instances share the limits. While Redis fails, each instance enforces
+		 * every limit and burst divided by this number, rounded up, so that n instances
+		 * admit about one limit together (at most n * ceil(limit / n)) instead of n times
+		 * the limit. Traffic spread unevenly over the instances then gets less than the
+		 * limit.
+		 */
+		private int instances = 1;
+
+		public int getInstances() {
+			return this.instances;
+		}
+
+		public void setInstances(int instances) {
+			this.instances = instances;
 		}
 
 	}

@@ -2,9 +2,10 @@ package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
 
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
@@ -14,6 +15,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import io.github.ratelimit.TimeSource;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.TimeSourceType;
+import io.github.ratelimit.failover.BreakerSettings;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 import io.github.ratelimit.store.RateLimitStore;
@@ -22,17 +24,16 @@ import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 /**
  * The Redis store, on the application's {@link RedisConnectionFactory} (which must be
  * Lettuce, Spring Boot's default client), behind a circuit breaker that applies
- * {@code ratelimit.failure-mode} while Redis fails.
+ * {@code ratelimit.failure-mode} while Redis fails. Creating the store does no I/O: the
+ * {@link RedisStoreLifecycle} connects, loads the script and warms the store up when the
+ * context starts, before the web server takes requests.
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass(name = { "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory",
 		"io.lettuce.core.RedisClient" })
-@ConditionalOnBean(RedisConnectionFactory.class)
+@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 @Conditional(StoreCondition.Redis.class)
 class RedisStoreConfiguration {
-
-	/** How long startup waits for Redis to load the script before going on without it. */
-	private static final Duration STARTUP_WAIT = Duration.ofSeconds(2);
 
 	@Bean
 	@ConditionalOnMissingBean(RateLimitStore.class)
@@ -45,20 +46,52 @@ class RedisStoreConfiguration {
 							+ "RedisConnectionFactory is a " + redisConnectionFactory.getClass().getName()
 							+ "; use Lettuce, or set ratelimit.store=memory");
 		}
-		if (lettuce.getNativeClient() == null) {
-			lettuce.start();
-		}
 		RateLimitProperties.Redis redis = properties.getRedis();
 		RedisRateLimitStore store = RedisRateLimitStore.builder(lettuce)
 			.keyPrefix(properties.getKeyPrefix())
 			.timeout(redis.getTimeout())
+			.connectTimeout(positive("ratelimit.redis.connect-timeout", redis.getConnectTimeout()))
 			.timeSource((redis.getTimeSource() == TimeSourceType.LOCAL) ? TimeSource.system() : null)
 			.build();
-		store.start(STARTUP_WAIT);
 		InMemoryRateLimitStore fallback = InMemoryRateLimitStore.builder()
 			.maxKeys(properties.getMemory().getMaxKeys())
 			.build();
-		return new FailoverRateLimitStore(store, fallback, properties.getFailureMode());
+		return FailoverRateLimitStore.builder(store, fallback)
+			.failureMode(properties.getFailureMode())
+			.breaker(breaker(properties.getBreaker()))
+			.instances(atLeastOne("ratelimit.fallback.instances", properties.getFallback().getInstances()))
+			.build();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedisStoreLifecycle rateLimitRedisStoreLifecycle(ObjectProvider<RateLimitStore> rateLimitStore) {
+		return new RedisStoreLifecycle(rateLimitStore);
+	}
+
+	private static BreakerSettings breaker(RateLimitProperties.Breaker breaker) {
+		int threshold = breaker.getFailureRateThreshold();
+		if (threshold < 1 || threshold > 100) {
+			throw new InvalidConfigurationPropertyValueException("ratelimit.breaker.failure-rate-threshold", threshold,
+					"must be a percentage between 1 and 100");
+		}
+		return new BreakerSettings(positive("ratelimit.breaker.window", breaker.getWindow()), threshold,
+				positive("ratelimit.breaker.wait-in-open-state", breaker.getWaitInOpenState()),
+				atLeastOne("ratelimit.breaker.probes", breaker.getProbes()));
+	}
+
+	private static Duration positive(String property, Duration value) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new InvalidConfigurationPropertyValueException(property, value, "must be positive");
+		}
+		return value;
+	}
+
+	private static int atLeastOne(String property, int value) {
+		if (value < 1) {
+			throw new InvalidConfigurationPropertyValueException(property, value, "must be at least 1");
+		}
+		return value;
 	}
 
 }

@@ -1,17 +1,16 @@
 package io.github.ratelimit.failover;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -19,20 +18,28 @@ import org.jspecify.annotations.Nullable;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.status.BreakerState;
+import io.github.ratelimit.status.FailureMode;
+import io.github.ratelimit.status.StoreStatus;
+import io.github.ratelimit.status.StoreStatusSource;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStoreException;
 import io.github.ratelimit.store.StoreArguments;
 import io.github.ratelimit.store.StoreUnavailableException;
-import io.github.ratelimit.spring.FailureMode;
-import io.github.ratelimit.spring.StoreStatus;
-import io.github.ratelimit.spring.StoreStatusSource;
 
 /**
- * Puts a circuit breaker in front of a store (Redis) and applies the failure mode while
- * it fails: {@code fallback} decides with a per-instance in-memory store, {@code open}
- * allows, {@code closed} throws {@link StoreUnavailableException}. While the breaker is
- * open no request pays the store's timeout; after {@code waitInOpenState} a few probe
- * requests go to the store again, and it takes over as soon as they succeed.
+ * Puts a {@link CircuitBreaker} in front of a store (Redis) and applies the failure mode
+ * while it fails: {@code fallback} decides with a per-instance in-memory store,
+ * {@code open} allows, {@code closed} throws {@link StoreUnavailableException}.
+ * <p>
+ * One request, one decision: a decision made while the store failed is marked
+ * {@link Decision.Origin#FALLBACK}, and
+ * {@link #refund(String, String, List, long, Decision)} gives its permits back to the
+ * store that took them, never to the other one. In {@code fallback} and {@code open}
+ * modes the fallback store enforces (or, in {@code open} mode, only counts) each limit
+ * divided by the number of instances that share it (see {@link Builder#instances(int)}),
+ * and the decisions report what it counted, so {@code remaining} is this instance's
+ * share, never a made-up full limit.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -48,76 +55,65 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	private final CircuitBreaker breaker;
 
+	private final FallbackLimits fallbackLimits;
+
 	private final ThrottledFailureLog failures = new ThrottledFailureLog(logger, 10, TimeUnit.SECONDS);
 
 	private final AtomicLong failureCount = new AtomicLong();
 
 	/**
-	 * Creates the store with the default circuit breaker (see
-	 * {@link #defaultCircuitBreaker(String)}).
+	 * Whether the last call to the primary failed: degraded even before the breaker
+	 * opens.
+	 */
+	private volatile boolean lastCallFailed;
+
+	/**
+	 * Creates the store with the default breaker ({@link BreakerSettings#DEFAULTS}) and
+	 * one instance.
 	 * @param primary the store to protect
 	 * @param fallback the store used in {@code fallback} mode while the primary fails
 	 * @param mode the failure mode
 	 */
 	public FailoverRateLimitStore(RateLimitStore primary, RateLimitStore fallback, FailureMode mode) {
-		this(primary, fallback, mode, defaultCircuitBreaker(primary.name()));
+		this(builder(primary, fallback).failureMode(mode));
+	}
+
+	private FailoverRateLimitStore(Builder builder) {
+		this.primary = builder.primary;
+		this.fallback = builder.fallback;
+		this.mode = builder.mode;
+		this.fallbackLimits = new FallbackLimits(builder.instances);
+		String name = this.primary.name();
+		FailureMode mode = this.mode;
+		this.breaker = new CircuitBreaker(builder.breaker,
+				(from, to) -> logger.warn("Rate limit store '" + name + "' circuit breaker: " + from + " -> " + to
+						+ ((to == BreakerState.OPEN)
+								? " (requests use failure-mode " + mode.name().toLowerCase(Locale.ROOT) + ")" : "")),
+				builder.nanoTime);
+		warmUp(this.fallback);
 	}
 
 	/**
-	 * Creates the store.
+	 * Starts a builder.
 	 * @param primary the store to protect
-	 * @param fallback the store used in {@code fallback} mode while the primary fails
-	 * @param mode the failure mode
-	 * @param breaker the circuit breaker; it should record only
-	 * {@link RateLimitStoreException}s
+	 * @param fallback the per-instance store used while the primary fails
+	 * @return a new builder
 	 */
-	public FailoverRateLimitStore(RateLimitStore primary, RateLimitStore fallback, FailureMode mode,
-			CircuitBreaker breaker) {
-		this.primary = primary;
-		this.fallback = fallback;
-		this.mode = mode;
-		this.breaker = breaker;
-		warmUp(fallback);
-		this.breaker.getEventPublisher()
-			.onStateTransition((event) -> logger.warn("Rate limit store '" + primary.name() + "' circuit breaker: "
-					+ event.getStateTransition().getFromState() + " -> " + event.getStateTransition().getToState()
-					+ (event.getStateTransition().getToState() == CircuitBreaker.State.OPEN
-							? " (requests use failure-mode " + mode.name().toLowerCase(Locale.ROOT) + ")" : "")));
+	public static Builder builder(RateLimitStore primary, RateLimitStore fallback) {
+		return new Builder(primary, fallback);
 	}
 
 	/**
-	 * Returns the circuit breaker used unless one is given: opens when half of the last
-	 * 10 calls (at least 5) failed, stays open 1 second, then lets 3 probe calls through.
-	 * @param name the breaker's name
-	 * @return the breaker
-	 */
-	public static CircuitBreaker defaultCircuitBreaker(String name) {
-		CircuitBreakerConfig config = CircuitBreakerConfig.custom()
-			.slidingWindowType(CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
-			.slidingWindowSize(10)
-			.minimumNumberOfCalls(5)
-			.failureRateThreshold(50)
-			.waitDurationInOpenState(Duration.ofSeconds(1))
-			.permittedNumberOfCallsInHalfOpenState(3)
-			.recordExceptions(RateLimitStoreException.class)
-			.build();
-		return CircuitBreaker.of("ratelimit-" + name, config);
-	}
-
-	/**
-	 * Returns whether decisions currently bypass the primary store.
-	 * @return {@code true} while the circuit breaker is open or half-open
+	 * Returns whether decisions currently bypass or fail the primary store.
+	 * @return {@code true} while the breaker is not closed or the last call failed
 	 */
 	public boolean isDegraded() {
-		CircuitBreaker.State state = this.breaker.getState();
-		// Half-open counts: only the probe calls reach the primary, the rest use the
-		// failure mode.
-		return state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.FORCED_OPEN
-				|| state == CircuitBreaker.State.HALF_OPEN;
+		// Half-open counts: only the probe calls reach the primary.
+		return this.breaker.state() != BreakerState.CLOSED || this.lastCallFailed;
 	}
 
 	/**
-	 * Returns the circuit breaker, e.g. for metrics.
+	 * Returns the circuit breaker.
 	 * @return the breaker
 	 */
 	public CircuitBreaker circuitBreaker() {
@@ -140,9 +136,19 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		return this.failureCount.get();
 	}
 
+	/**
+	 * Returns how many instances share each limit: the fallback enforces each limit
+	 * divided by it.
+	 * @return the instance count
+	 */
+	public int instances() {
+		return this.fallbackLimits.instances();
+	}
+
 	@Override
 	public StoreStatus status() {
-		return new StoreStatus(this.primary.name(), this.mode, isDegraded(), this.failureCount.get());
+		return new StoreStatus(this.primary.name(), this.mode, isDegraded(), this.failureCount.get(),
+				this.breaker.state());
 	}
 
 	/**
@@ -156,23 +162,23 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	@Override
 	public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 		StoreArguments.check(bucket, key, limits, cost);
-		if (this.breaker.tryAcquirePermission()) {
-			long started = System.nanoTime();
-			try {
-				Decision decision = this.primary.decide(bucket, key, limits, cost, maxDelayMicros);
-				this.breaker.onSuccess(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-				return decision;
-			}
-			catch (RateLimitStoreException ex) {
-				recordFailure(started, ex);
-				return degraded(bucket, key, limits, cost, maxDelayMicros, ex);
-			}
-			catch (RuntimeException ex) {
-				this.breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, ex);
-				throw ex;
-			}
+		if (!this.breaker.tryAcquire()) {
+			return degraded(bucket, key, limits, cost, maxDelayMicros, null);
 		}
-		return degraded(bucket, key, limits, cost, maxDelayMicros, null);
+		Decision decision;
+		try {
+			decision = this.primary.decide(bucket, key, limits, cost, maxDelayMicros);
+		}
+		catch (RateLimitStoreException ex) {
+			recordFailure(ex);
+			return degraded(bucket, key, limits, cost, maxDelayMicros, ex);
+		}
+		catch (RuntimeException ex) {
+			this.breaker.onIgnored();
+			throw ex;
+		}
+		recordSuccess();
+		return decision;
 	}
 
 	@Override
@@ -184,20 +190,19 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		catch (IllegalArgumentException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		if (!this.breaker.tryAcquirePermission()) {
+		if (!this.breaker.tryAcquire()) {
 			return degradedAsync(bucket, key, limits, cost, maxDelayMicros, null);
 		}
-		long started = System.nanoTime();
 		CompletableFuture<Decision> result = new CompletableFuture<>();
 		this.primary.decideAsync(bucket, key, limits, cost, maxDelayMicros).whenComplete((decision, ex) -> {
 			if (ex == null) {
-				this.breaker.onSuccess(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+				recordSuccess();
 				result.complete(decision);
 				return;
 			}
 			Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
 			if (cause instanceof RateLimitStoreException storeFailure) {
-				recordFailure(started, storeFailure);
+				recordFailure(storeFailure);
 				degradedAsync(bucket, key, limits, cost, maxDelayMicros, storeFailure).whenComplete((d, e) -> {
 					if (e != null) {
 						result.completeExceptionally(e);
@@ -208,7 +213,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 				});
 			}
 			else {
-				this.breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, cause);
+				this.breaker.onIgnored();
 				result.completeExceptionally(cause);
 			}
 		});
@@ -225,43 +230,79 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		}
 	}
 
+	/**
+	 * Gives permits back without knowing who took them: to the primary store when the
+	 * breaker lets a call through, else to the fallback. Prefer
+	 * {@link #refund(String, String, List, long, Decision)}, which knows.
+	 */
 	@Override
 	public void refund(String bucket, String key, List<LimitSpec> limits, long cost) {
-		if (this.breaker.tryAcquirePermission()) {
-			long started = System.nanoTime();
-			try {
-				this.primary.refund(bucket, key, limits, cost);
-				this.breaker.onSuccess(System.nanoTime() - started, TimeUnit.NANOSECONDS);
-				return;
-			}
-			catch (RateLimitStoreException ex) {
-				recordFailure(started, ex);
-			}
+		if (refundToPrimary(bucket, key, limits, cost)) {
+			return;
 		}
-		if (this.mode == FailureMode.FALLBACK) {
-			this.fallback.refund(bucket, key, limits, cost);
+		if (this.mode != FailureMode.CLOSED) {
+			this.fallback.refund(bucket, key, this.fallbackLimits.of(limits), cost);
 		}
+	}
+
+	/**
+	 * Gives the permits of {@code admitted} back to the store that took them: the
+	 * fallback for a {@link Decision.Origin#FALLBACK} decision, the primary otherwise. A
+	 * refund the primary cannot take now (it fails, or the breaker is open) is dropped
+	 * and logged: those permits stay taken until they expire, the strict side.
+	 */
+	@Override
+	public void refund(String bucket, String key, List<LimitSpec> limits, long cost, Decision admitted) {
+		if (admitted.origin() == Decision.Origin.FALLBACK) {
+			this.fallback.refund(bucket, key, this.fallbackLimits.of(limits), cost);
+		}
+		else if (!refundToPrimary(bucket, key, limits, cost)) {
+			logger.debug("Rate limit store '" + this.primary.name() + "' is failing: " + cost + " permit(s) of bucket '"
+					+ bucket + "' stay taken until they expire");
+		}
+	}
+
+	private boolean refundToPrimary(String bucket, String key, List<LimitSpec> limits, long cost) {
+		if (!this.breaker.tryAcquire()) {
+			return false;
+		}
+		try {
+			this.primary.refund(bucket, key, limits, cost);
+		}
+		catch (RateLimitStoreException ex) {
+			recordFailure(ex);
+			return false;
+		}
+		catch (RuntimeException ex) {
+			this.breaker.onIgnored();
+			throw ex;
+		}
+		recordSuccess();
+		return true;
 	}
 
 	@Override
 	public Decision peek(String bucket, String key, List<LimitSpec> limits) {
-		if (this.breaker.tryAcquirePermission()) {
-			long started = System.nanoTime();
+		if (this.breaker.tryAcquire()) {
 			try {
 				Decision decision = this.primary.peek(bucket, key, limits);
-				this.breaker.onSuccess(System.nanoTime() - started, TimeUnit.NANOSECONDS);
+				recordSuccess();
 				return decision;
 			}
 			catch (RateLimitStoreException ex) {
-				recordFailure(started, ex);
+				recordFailure(ex);
+			}
+			catch (RuntimeException ex) {
+				this.breaker.onIgnored();
+				throw ex;
 			}
 		}
-		return this.fallback.peek(bucket, key, limits);
+		return this.fallback.peek(bucket, key, this.fallbackLimits.of(limits)).withOrigin(Decision.Origin.FALLBACK);
 	}
 
 	@Override
 	public void reset(String bucket, String key, List<LimitSpec> limits) {
-		this.fallback.reset(bucket, key, limits);
+		this.fallback.reset(bucket, key, this.fallbackLimits.of(limits));
 		this.primary.reset(bucket, key, limits);
 	}
 
@@ -281,9 +322,8 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	}
 
 	/**
-	 * Runs every algorithm of the fallback once, so that the first request of an outage,
-	 * which has already waited the primary's timeout, does not also pay for class
-	 * loading.
+	 * Runs every algorithm of the fallback once, so that the first request of an outage
+	 * does not also pay for class loading.
 	 */
 	private static void warmUp(RateLimitStore fallback) {
 		for (Algorithm algorithm : Algorithm.values()) {
@@ -292,28 +332,124 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		}
 	}
 
-	private void recordFailure(long started, RateLimitStoreException ex) {
-		this.breaker.onError(System.nanoTime() - started, TimeUnit.NANOSECONDS, ex);
+	private void recordSuccess() {
+		this.lastCallFailed = false;
+		this.breaker.onSuccess();
+	}
+
+	private void recordFailure(RateLimitStoreException ex) {
+		this.lastCallFailed = true;
+		this.breaker.onFailure();
 		this.failureCount.incrementAndGet();
 		this.failures.failure("Rate limit store '" + this.primary.name() + "' failed; using failure-mode "
 				+ this.mode.name().toLowerCase(Locale.ROOT), ex);
 	}
 
 	private Decision degraded(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros,
-			RateLimitStoreException cause) {
+			@Nullable RateLimitStoreException cause) {
 		switch (this.mode) {
 			case FALLBACK:
-				return this.fallback.decide(bucket, key, limits, cost, maxDelayMicros);
+				return this.fallback.decide(bucket, key, this.fallbackLimits.of(limits), cost, maxDelayMicros)
+					.withOrigin(Decision.Origin.FALLBACK);
 			case OPEN:
-				List<Decision> allowed = new ArrayList<>(limits.size());
-				for (LimitSpec spec : limits) {
-					allowed.add(Decision.allowed(spec, spec.limit(), 0, 0));
-				}
-				return Decision.combine(allowed);
+				return allowedAnyway(
+						this.fallback.decide(bucket, key, this.fallbackLimits.of(limits), cost, maxDelayMicros))
+					.withOrigin(Decision.Origin.FALLBACK);
 			default:
 				throw new StoreUnavailableException("Rate limit store '" + this.primary.name()
 						+ "' is unavailable and ratelimit.failure-mode is closed", cause);
 		}
+	}
+
+	/**
+	 * {@code open} mode: the request goes ahead, with what this instance counted (no
+	 * delay, remaining zero when the count is over the share).
+	 */
+	private static Decision allowedAnyway(Decision counted) {
+		if (counted.allowed() && counted.delayMicros() == 0) {
+			return counted;
+		}
+		List<Decision> perLimit = counted.limits();
+		List<Decision> allowed = new ArrayList<>(perLimit.size());
+		for (Decision limit : perLimit) {
+			LimitSpec spec = Objects.requireNonNull(limit.spec(), "a store decision has a spec");
+			allowed.add(Decision.allowed(spec, limit.allowed() ? limit.remaining() : 0, limit.resetAfterMicros(), 0));
+		}
+		return Decision.combine(allowed);
+	}
+
+	/**
+	 * Builds a {@link FailoverRateLimitStore}.
+	 */
+	public static final class Builder {
+
+		private final RateLimitStore primary;
+
+		private final RateLimitStore fallback;
+
+		private FailureMode mode = FailureMode.FALLBACK;
+
+		private BreakerSettings breaker = BreakerSettings.DEFAULTS;
+
+		private int instances = 1;
+
+		private LongSupplier nanoTime = System::nanoTime;
+
+		private Builder(RateLimitStore primary, RateLimitStore fallback) {
+			this.primary = Objects.requireNonNull(primary, "'primary' must not be null");
+			this.fallback = Objects.requireNonNull(fallback, "'fallback' must not be null");
+		}
+
+		/**
+		 * Sets what happens while the primary fails; {@code fallback} by default.
+		 * @param mode the failure mode
+		 * @return this builder
+		 */
+		public Builder failureMode(FailureMode mode) {
+			this.mode = Objects.requireNonNull(mode, "'mode' must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets when the circuit breaker opens; {@link BreakerSettings#DEFAULTS} by
+		 * default.
+		 * @param breaker the settings
+		 * @return this builder
+		 */
+		public Builder breaker(BreakerSettings breaker) {
+			this.breaker = Objects.requireNonNull(breaker, "'breaker' must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets how many instances share each limit; 1 by default. While the primary
+		 * fails, each instance's fallback enforces every limit and burst divided by this
+		 * number, rounded up, so that together they admit about one limit.
+		 * @param instances the instance count, at least 1
+		 * @return this builder
+		 */
+		public Builder instances(int instances) {
+			if (instances < 1) {
+				throw new IllegalArgumentException("instances must be at least 1 but was " + instances);
+			}
+			this.instances = instances;
+			return this;
+		}
+
+		/** Sets the breaker's clock, for tests. */
+		Builder nanoTime(LongSupplier nanoTime) {
+			this.nanoTime = nanoTime;
+			return this;
+		}
+
+		/**
+		 * Builds the store.
+		 * @return the store
+		 */
+		public FailoverRateLimitStore build() {
+			return new FailoverRateLimitStore(this);
+		}
+
 	}
 
 }

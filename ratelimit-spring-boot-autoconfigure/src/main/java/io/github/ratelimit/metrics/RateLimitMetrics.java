@@ -15,7 +15,7 @@ import io.github.ratelimit.spring.BucketDefinition;
 import io.github.ratelimit.spring.Outcome;
 import io.github.ratelimit.spring.RateLimitObserver;
 import io.github.ratelimit.spring.RateLimitResult;
-import io.github.ratelimit.spring.StoreStatusSource;
+import io.github.ratelimit.status.StoreStatusSource;
 
 /**
  * Micrometer meters: {@code ratelimit.decisions} (tags {@code bucket}, {@code outcome}),

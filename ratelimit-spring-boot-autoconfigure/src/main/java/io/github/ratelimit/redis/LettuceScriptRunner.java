@@ -4,22 +4,25 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,33 +31,68 @@ import org.jspecify.annotations.Nullable;
  * configured it). After {@code NOSCRIPT} (Redis restarted, {@code SCRIPT FLUSH},
  * failover) the script is loaded again and the call retried once.
  * <p>
- * The connection is opened in the background, so a Redis that is down when the
- * application starts never blocks a caller; once open, Lettuce reconnects it on its own.
+ * Time limits, and who waits for what:
+ * <ul>
+ * <li>The connection is made on a thread of its own, never on a caller's. A call that
+ * arrives while it is being made waits for it, at most until the attempt's connect
+ * timeout has passed since the attempt started; calls that arrive later fail at once
+ * until the next attempt, at most one every {@value #RETRY_MILLIS} ms.</li>
+ * <li>Once sent, a command must be answered within the command timeout, checked on the
+ * connection's I/O thread (see {@link ScriptCommand}).</li>
+ * <li>A closed connection (Redis stopped, restarted, unreachable) fails calls at once:
+ * Lettuce would queue them until it reconnects and then run them, taking permits for
+ * callers that have long moved on. Lettuce reconnects on its own; when it has not within
+ * {@value #REPLACE_AFTER_MILLIS} ms (its back-off grows to half a minute, and a client
+ * may have reconnecting turned off), a new connection replaces the closed one.</li>
+ * </ul>
  */
-final class LettuceScriptRunner implements AutoCloseable {
+final class LettuceScriptRunner implements ScriptRunner {
 
-	private static final long RECONNECT_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+	private static final Log logger = LogFactory.getLog(LettuceScriptRunner.class);
 
-	private final AbstractRedisClient client;
+	private static final long RETRY_MILLIS = 500;
+
+	private static final long REPLACE_AFTER_MILLIS = 1000;
+
+	private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS);
+
+	private static final long REPLACE_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(REPLACE_AFTER_MILLIS);
+
+	private final Supplier<AbstractRedisClient> clientSupplier;
 
 	private final RedisRateLimitScript script;
+
+	private final long connectTimeoutNanos;
+
+	private final long timeoutNanos;
 
 	private final ExecutorService connector;
 
 	private final Object lock = new Object();
 
-	private @Nullable CompletableFuture<Connection> connection;
+	/** The connection in use, or being made; {@code null} before the first attempt. */
+	private volatile @Nullable Attempt current;
+
+	/** An attempt to replace {@link #current} after it stayed closed. */
+	private @Nullable Attempt replacement;
 
 	private long lastAttemptNanos;
 
 	private volatile boolean closed;
 
-	LettuceScriptRunner(AbstractRedisClient client, RedisRateLimitScript script) {
-		if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
-			throw new IllegalArgumentException("Unsupported Lettuce client " + client.getClass().getName());
-		}
-		this.client = client;
+	/**
+	 * Creates a runner; nothing connects before {@link #start()} or the first call.
+	 * @param client the application's client, asked for when connecting
+	 * @param script the script
+	 * @param connectTimeout how long a caller waits for a connection being made
+	 * @param timeout how long Redis may take to answer a command once sent
+	 */
+	LettuceScriptRunner(Supplier<AbstractRedisClient> client, RedisRateLimitScript script, Duration connectTimeout,
+			Duration timeout) {
+		this.clientSupplier = client;
 		this.script = script;
+		this.connectTimeoutNanos = connectTimeout.toNanos();
+		this.timeoutNanos = timeout.toNanos();
 		this.connector = Executors.newSingleThreadExecutor((runnable) -> {
 			Thread thread = new Thread(runnable, "ratelimit-redis-connect");
 			thread.setDaemon(true);
@@ -62,88 +100,154 @@ final class LettuceScriptRunner implements AutoCloseable {
 		});
 	}
 
-	/**
-	 * Connects and loads the script, waiting up to {@code wait}.
-	 * @param wait how long to wait
-	 * @return the SHA-1 Redis reported
-	 */
-	CompletableFuture<String> load(Duration wait) {
-		return connection().thenCompose((c) -> c.commands.scriptLoad(this.script.source()))
-			.toCompletableFuture()
-			.orTimeout(wait.toNanos(), TimeUnit.NANOSECONDS);
+	@Override
+	public CompletableFuture<Void> start() {
+		return attempt().connection.thenCompose((c) -> c.commands.scriptLoad(this.script.source()))
+			.thenAccept((sha) -> {
+			})
+			.toCompletableFuture();
+	}
+
+	@Override
+	public boolean isConnected() {
+		Attempt attempt = this.current;
+		Connection connection = (attempt != null) ? attempt.connectionNow() : null;
+		return connection != null && connection.connection.isOpen();
+	}
+
+	@Override
+	public CompletableFuture<List<Object>> run(String[] keys, String[] args,
+			@Nullable Consumer<List<Object>> lateReply) {
+		Call call = new Call(keys, args, lateReply);
+		Attempt attempt = attempt();
+		Connection connection = attempt.connectionNow();
+		if (connection != null) {
+			call.send(connection);
+			return call;
+		}
+		if (attempt.connection.isCompletedExceptionally()) {
+			attempt.connection.whenComplete((c, ex) -> call.completeExceptionally(unwrap(ex)));
+			return call;
+		}
+		long waitNanos = attempt.startedNanos + this.connectTimeoutNanos - System.nanoTime();
+		if (waitNanos <= 0) {
+			call.completeExceptionally(new ScriptTimeoutException(ScriptTimeoutException.Wait.CONNECTION));
+			return call;
+		}
+		attempt.connection.copy().orTimeout(waitNanos, TimeUnit.NANOSECONDS).whenComplete((c, ex) -> {
+			if (ex == null) {
+				call.send(c);
+			}
+			else {
+				Throwable cause = unwrap(ex);
+				call.completeExceptionally((cause instanceof TimeoutException)
+						? new ScriptTimeoutException(ScriptTimeoutException.Wait.CONNECTION) : cause);
+			}
+		});
+		return call;
 	}
 
 	/**
-	 * Runs the script.
-	 * @param keys the keys
-	 * @param args the arguments
-	 * @return the script's reply
+	 * Returns the attempt calls should use, starting a new one when there is none, the
+	 * last one failed, or the connection stayed closed.
 	 */
-	CompletableFuture<List<Object>> run(String[] keys, String[] args) {
-		return connection().thenCompose((c) -> {
-			if (!c.connection.isOpen()) {
-				// Lettuce would queue the command until it reconnects and then run it,
-				// taking
-				// permits for a caller that has long given up: fail now instead.
-				return CompletableFuture.failedFuture(new RedisConnectionException("Redis connection is down"));
+	private Attempt attempt() {
+		Attempt attempt = this.current;
+		if (attempt != null && attempt.usable()) {
+			return attempt;
+		}
+		synchronized (this.lock) {
+			attempt = this.current;
+			long now = System.nanoTime();
+			if (this.closed) {
+				return Attempt.failed(new IllegalStateException("Redis store is closed"));
 			}
-			return evalshaWithReload(c, keys, args);
+			if (attempt == null) {
+				attempt = connect(now);
+				this.current = attempt;
+				return attempt;
+			}
+			if (attempt.connection.isCompletedExceptionally()) {
+				if (now - this.lastAttemptNanos >= RETRY_NANOS) {
+					attempt = connect(now);
+					this.current = attempt;
+				}
+				return attempt;
+			}
+			Connection connection = attempt.connectionNow();
+			if (connection != null && connection.closedLongerThan(REPLACE_AFTER_NANOS, now)) {
+				replace(now);
+			}
+			return attempt;
+		}
+	}
+
+	/**
+	 * Starts a new connection in the background; the closed one stays until it is ready.
+	 */
+	private void replace(long now) {
+		Attempt replacement = this.replacement;
+		if ((replacement != null && !replacement.connection.isDone()) || now - this.lastAttemptNanos < RETRY_NANOS) {
+			return;
+		}
+		Attempt next = connect(now);
+		this.replacement = next;
+		next.connection.thenAccept((connection) -> {
+			Attempt old;
+			synchronized (this.lock) {
+				old = this.current;
+				this.current = next;
+				this.replacement = null;
+			}
+			logger.info("Rate limit store: replaced a Redis connection that stayed closed");
+			Connection oldConnection = (old != null) ? old.connectionNow() : null;
+			if (oldConnection != null) {
+				oldConnection.connection.closeAsync();
+			}
 		});
 	}
 
-	private CompletableFuture<List<Object>> evalshaWithReload(Connection c, String[] keys, String[] args) {
-		return evalsha(c, keys, args).exceptionallyCompose((ex) -> {
-			if (unwrap(ex) instanceof RedisNoScriptException) {
-				return c.commands.scriptLoad(this.script.source()).thenCompose((sha) -> evalsha(c, keys, args));
+	/** Must hold {@link #lock}. */
+	private Attempt connect(long now) {
+		this.lastAttemptNanos = now;
+		CompletableFuture<Connection> connection = CompletableFuture.supplyAsync(this::openConnection, this.connector);
+		connection.thenAccept((c) -> {
+			if (this.closed) {
+				c.connection.closeAsync();
 			}
-			return CompletableFuture.failedFuture(ex);
-		}).toCompletableFuture();
+		});
+		return new Attempt(connection, now);
 	}
 
-	private CompletionStage<List<Object>> evalsha(Connection connection, String[] keys, String[] args) {
-		return connection.commands.<List<Object>>evalsha(this.script.sha1(), ScriptOutputType.MULTI, keys, args);
-	}
-
-	private CompletableFuture<Connection> connection() {
-		CompletableFuture<Connection> current = this.connection;
-		if (current != null && !current.isCompletedExceptionally()) {
-			return current;
-		}
-		synchronized (this.lock) {
-			current = this.connection;
-			boolean failed = current != null && current.isCompletedExceptionally();
-			if (current == null || (failed && System.nanoTime() - this.lastAttemptNanos > RECONNECT_INTERVAL_NANOS)) {
-				if (this.closed) {
-					return CompletableFuture.failedFuture(new IllegalStateException("Redis store is closed"));
-				}
-				this.lastAttemptNanos = System.nanoTime();
-				current = CompletableFuture.supplyAsync(this::connect, this.connector);
-				this.connection = current;
-			}
-			return current;
-		}
-	}
-
-	private Connection connect() {
-		if (this.client instanceof RedisClusterClient cluster) {
+	private Connection openConnection() {
+		AbstractRedisClient client = this.clientSupplier.get();
+		if (client instanceof RedisClusterClient cluster) {
 			StatefulRedisClusterConnection<String, String> connection = cluster.connect(StringCodec.UTF8);
-			return new Connection(connection, connection.async());
+			return new Connection(client, connection, connection.async());
 		}
-		StatefulRedisConnection<String, String> connection = ((RedisClient) this.client).connect(StringCodec.UTF8);
-		return new Connection(connection, connection.async());
+		if (client instanceof RedisClient standalone) {
+			StatefulRedisConnection<String, String> connection = standalone.connect(StringCodec.UTF8);
+			return new Connection(client, connection, connection.async());
+		}
+		throw new IllegalStateException("Unsupported Lettuce client " + client.getClass().getName()
+				+ ": expected a RedisClient or a RedisClusterClient");
 	}
 
 	@Override
 	public void close() {
-		this.closed = true;
-		CompletableFuture<Connection> current;
+		Attempt attempt;
+		Attempt replacement;
 		synchronized (this.lock) {
-			current = this.connection;
+			this.closed = true;
+			attempt = this.current;
+			replacement = this.replacement;
 		}
-		if (current != null) {
-			current.thenAccept((c) -> c.connection.close());
+		for (Attempt open : new Attempt[] { attempt, replacement }) {
+			if (open != null) {
+				open.connection.thenAccept((c) -> c.connection.closeAsync());
+			}
 		}
-		this.connector.shutdownNow();
+		this.connector.shutdown();
 	}
 
 	static Throwable unwrap(Throwable ex) {
@@ -154,8 +258,129 @@ final class LettuceScriptRunner implements AutoCloseable {
 		return cause;
 	}
 
-	private record Connection(StatefulConnection<String, String> connection,
-			RedisClusterAsyncCommands<String, String> commands) {
+	/**
+	 * A connection attempt, and the connection once made.
+	 */
+	private record Attempt(CompletableFuture<Connection> connection, long startedNanos) {
+
+		static Attempt failed(Throwable failure) {
+			return new Attempt(CompletableFuture.failedFuture(failure), System.nanoTime());
+		}
+
+		@Nullable Connection connectionNow() {
+			return (this.connection.isDone() && !this.connection.isCompletedExceptionally()) ? this.connection.join()
+					: null;
+		}
+
+		/** Whether calls can use it without a look at the others: made and open. */
+		boolean usable() {
+			Connection connection = connectionNow();
+			return connection != null && connection.isOpen();
+		}
+
+	}
+
+	/**
+	 * An open connection of the runner.
+	 */
+	private static final class Connection {
+
+		private static final long OPEN = Long.MIN_VALUE;
+
+		final AbstractRedisClient client;
+
+		final StatefulConnection<String, String> connection;
+
+		final RedisClusterAsyncCommands<String, String> commands;
+
+		private volatile long closedSince = OPEN;
+
+		Connection(AbstractRedisClient client, StatefulConnection<String, String> connection,
+				RedisClusterAsyncCommands<String, String> commands) {
+			this.client = client;
+			this.connection = connection;
+			this.commands = commands;
+		}
+
+		boolean isOpen() {
+			if (this.connection.isOpen()) {
+				if (this.closedSince != OPEN) {
+					this.closedSince = OPEN;
+				}
+				return true;
+			}
+			if (this.closedSince == OPEN) {
+				this.closedSince = System.nanoTime();
+			}
+			return false;
+		}
+
+		boolean closedLongerThan(long nanos, long now) {
+			return !isOpen() && now - this.closedSince >= nanos;
+		}
+
+	}
+
+	/**
+	 * One script call: the first {@code EVALSHA}, and a second one after
+	 * {@code NOSCRIPT}.
+	 */
+	private final class Call extends ScriptCommand.ScriptCall {
+
+		private final String[] keys;
+
+		private final String[] args;
+
+		private final @Nullable Consumer<List<Object>> lateReply;
+
+		private @Nullable Connection connection;
+
+		private boolean retried;
+
+		Call(String[] keys, String[] args, @Nullable Consumer<List<Object>> lateReply) {
+			this.keys = keys;
+			this.args = args;
+			this.lateReply = lateReply;
+		}
+
+		void send(Connection connection) {
+			if (isDone()) {
+				return;
+			}
+			if (!connection.isOpen()) {
+				completeExceptionally(new RedisConnectionException("Redis connection is down"));
+				return;
+			}
+			this.connection = connection;
+			connection.connection.dispatch(new ScriptCommand(LettuceScriptRunner.this.script.sha1(), this.keys,
+					this.args, this, LettuceScriptRunner.this.timeoutNanos, connection.client.getResources()));
+		}
+
+		@Override
+		void reply(List<Object> reply) {
+			if (!complete(reply) && this.lateReply != null) {
+				this.lateReply.accept(reply);
+			}
+		}
+
+		@Override
+		void failed(ScriptCommand command, Throwable failure) {
+			Connection connection = this.connection;
+			if (unwrap(failure) instanceof RedisNoScriptException && !this.retried && connection != null && !isDone()) {
+				this.retried = true;
+				connection.commands.scriptLoad(LettuceScriptRunner.this.script.source()).whenComplete((sha, ex) -> {
+					if (ex != null) {
+						completeExceptionally(unwrap(ex));
+					}
+					else {
+						send(connection);
+					}
+				});
+				return;
+			}
+			completeExceptionally(failure);
+		}
+
 	}
 
 }

@@ -11,6 +11,10 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -20,6 +24,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.TimeSource;
@@ -33,18 +38,39 @@ import io.github.ratelimit.store.StoreArguments;
  * {@code TIME}, so instances with skewed clocks agree, unless a {@link TimeSource} is
  * given.
  * <p>
- * No call waits longer than the configured timeout: a stalled, unreachable or restarting
- * Redis surfaces as a {@link RateLimitStoreException}
+ * {@link #start()} connects, loads the script and warms the decision path up (a few
+ * hundred peeks), so that the first requests after startup find a compiled, connected
+ * store. A store that was not started connects on first use.
+ * <p>
+ * Time limits: once sent, a call must be answered within the {@link Builder#timeout
+ * timeout}, as the connection's I/O thread sees it, so time this process spends too busy
+ * to run does not count against Redis; a call that finds the connection being made waits
+ * for it up to the {@link Builder#connectTimeout connect timeout}; a closed connection
+ * fails calls at once. No call waits longer than both timeouts together. A stalled,
+ * unreachable or restarting Redis surfaces as a {@link RateLimitStoreException}
  * ({@link RateLimitStoreException#isTimeout() isTimeout()} tells a timeout apart), which
- * the failure-mode layer handles. A timed-out command is cancelled, so it never takes
- * permits after the caller has moved on.
+ * the failure-mode layer handles.
+ * <p>
+ * A decision that timed out may still run in Redis once it wakes up. When such a late
+ * decision allowed, its permits are given back at once: the caller was answered without
+ * them (by the failure mode), and a request holds permits only in the store whose
+ * decision it got. Leaky bucket slots cannot be given back: a late one stays reserved
+ * until it drains.
  *
  * @author ratelimit-spring-boot-starter authors
  */
 public final class RedisRateLimitStore implements RateLimitStore {
 
-	/** The default longest wait for Redis. */
+	/** The default longest time Redis may take to answer a call once it is sent. */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
+
+	/** The default longest wait for a connection being made. */
+	public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(3);
+
+	/** Peeks that warm the decision path up when the store starts, at most. */
+	private static final int WARM_UP_CALLS = 500;
+
+	private static final String WARM_UP_BUCKET = "ratelimit-warm-up";
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
 
@@ -55,11 +81,22 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/** An argument the script reads as absent: unused, or an optional one left unset. */
 	private static final String UNSET = "";
 
-	private final LettuceScriptRunner runner;
+	private final ScriptRunner runner;
 
 	private final RedisKeys keys;
 
-	private final long timeoutNanos;
+	private final Duration timeout;
+
+	private final Duration connectTimeout;
+
+	/** The longest any call waits: for the connection, then for the reply. */
+	private final long maxWaitNanos;
+
+	private final LongAdder lateRefunds = new LongAdder();
+
+	private final AtomicBoolean started = new AtomicBoolean();
+
+	private volatile boolean ready;
 
 	private final @Nullable TimeSource timeSource;
 
@@ -68,9 +105,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private final ConcurrentMap<LimitSpec, String[]> specArgs = new ConcurrentHashMap<>();
 
 	private RedisRateLimitStore(Builder builder) {
-		this.runner = new LettuceScriptRunner(builder.client, RedisRateLimitScript.load());
+		this.runner = new LettuceScriptRunner(builder.client, RedisRateLimitScript.load(), builder.connectTimeout,
+				builder.timeout);
 		this.keys = new RedisKeys(builder.keyPrefix);
-		this.timeoutNanos = builder.timeout.toNanos();
+		this.timeout = builder.timeout;
+		this.connectTimeout = builder.connectTimeout;
+		this.maxWaitNanos = builder.connectTimeout.toNanos() + builder.timeout.toNanos();
 		this.timeSource = builder.timeSource;
 		this.expirySlackMillis = builder.expirySlack.isZero() ? null : Long.toString(builder.expirySlack.toMillis());
 	}
@@ -78,17 +118,22 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/**
 	 * Starts a builder on the application's Lettuce connection factory (standalone,
 	 * Sentinel or Cluster); the store opens a connection of its own from the factory's
-	 * client.
-	 * @param connectionFactory the started connection factory
+	 * client when it starts, starting the factory if it has not been started.
+	 * @param connectionFactory the connection factory
 	 * @return a new builder
 	 */
 	public static Builder builder(LettuceConnectionFactory connectionFactory) {
 		Objects.requireNonNull(connectionFactory, "'connectionFactory' must not be null");
-		AbstractRedisClient client = connectionFactory.getNativeClient();
-		if (client == null) {
-			throw new IllegalStateException("The LettuceConnectionFactory has not been started");
-		}
-		return new Builder(client);
+		return new Builder(() -> {
+			if (connectionFactory.getNativeClient() == null) {
+				connectionFactory.start();
+			}
+			AbstractRedisClient client = connectionFactory.getNativeClient();
+			if (client == null) {
+				throw new IllegalStateException("The LettuceConnectionFactory has no client after it started");
+			}
+			return client;
+		});
 	}
 
 	/**
@@ -98,19 +143,36 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * @return a new builder
 	 */
 	public static Builder builder(AbstractRedisClient client) {
-		return new Builder(Objects.requireNonNull(client, "'client' must not be null"));
+		Objects.requireNonNull(client, "'client' must not be null");
+		return new Builder(() -> client);
 	}
 
 	/**
-	 * Connects and loads the script with {@code SCRIPT LOAD}. A Redis that cannot be
-	 * reached within {@code wait} is logged and retried on first use; a Redis that
-	 * refuses the script (scripting disabled, ACL) fails here, with Redis's reason.
+	 * Connects, loads the script with {@code SCRIPT LOAD} and warms the decision path up,
+	 * waiting up to the connect timeout for Redis.
+	 * @throws IllegalStateException when Redis answers but refuses the script
+	 * @see #start(Duration)
+	 */
+	public void start() {
+		start(this.connectTimeout);
+	}
+
+	/**
+	 * Connects, loads the script with {@code SCRIPT LOAD} and warms the decision path up
+	 * with peeks on a key of its own, which write nothing. A Redis that cannot be reached
+	 * within {@code wait} is logged and connected to on first use; a Redis that refuses
+	 * the script (scripting disabled, ACL) fails here, with Redis's reason. Starting a
+	 * started store does nothing.
 	 * @param wait how long to wait for Redis
 	 * @throws IllegalStateException when Redis answers but refuses the script
 	 */
 	public void start(Duration wait) {
+		if (!this.started.compareAndSet(false, true)) {
+			return;
+		}
+		long deadline = System.nanoTime() + wait.toNanos();
 		try {
-			this.runner.load(wait).get();
+			this.runner.start().get(wait.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = LettuceScriptRunner.unwrap(ex.getCause());
@@ -120,11 +182,63 @@ public final class RedisRateLimitStore implements RateLimitStore {
 						+ ". The Redis rate limit store needs Lua scripting (SCRIPT LOAD, EVALSHA, TIME) on Redis 6.2 or later",
 						cause);
 			}
-			logger.warn("Redis is not reachable yet (" + describe(cause)
-					+ "); rate limit decisions will connect and load the script on first use");
+			logger.warn("Redis is not reachable (" + describe(cause)
+					+ "); rate limit decisions use the failure mode until it is, and connect on their own");
+			return;
+		}
+		catch (TimeoutException ex) {
+			logger.warn("Redis did not connect within " + wait.toMillis()
+					+ "ms (ratelimit.redis.connect-timeout); rate limit decisions use the failure mode until it does");
+			return;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+			return;
+		}
+		warmUp(deadline);
+		this.ready = true;
+	}
+
+	/**
+	 * Returns whether {@link #start()} connected, loaded the script and warmed up.
+	 * @return {@code true} once started
+	 */
+	public boolean isStarted() {
+		return this.ready;
+	}
+
+	/**
+	 * Returns how many decisions timed out, then ran in Redis and allowed, and had their
+	 * permits given back.
+	 * @return the count since the store was created
+	 */
+	public long lateRefunds() {
+		return this.lateRefunds.sum();
+	}
+
+	/**
+	 * Runs the decision path (arguments, script, reply) until the JIT has compiled it, at
+	 * most {@value #WARM_UP_CALLS} times and never past the deadline.
+	 */
+	private void warmUp(long deadline) {
+		List<List<LimitSpec>> limits = new ArrayList<>();
+		for (Algorithm algorithm : Algorithm.values()) {
+			limits.add(List.of(LimitSpec.of(1, "1s", algorithm)));
+		}
+		long started = System.nanoTime();
+		int calls = 0;
+		try {
+			while (calls < WARM_UP_CALLS && System.nanoTime() - deadline < 0) {
+				peek(WARM_UP_BUCKET, "", limits.get(calls % limits.size()));
+				calls++;
+			}
+		}
+		catch (RateLimitStoreException ex) {
+			logger.debug("Warm-up of the Redis rate limit store stopped: " + ex.getMessage());
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Warmed the Redis rate limit store up with " + calls + " peeks in "
+					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + "ms");
 		}
 	}
 
@@ -144,9 +258,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			return CompletableFuture.failedFuture(ex);
 		}
 		CompletableFuture<List<Object>> reply = run("d", bucket, key, limits, cost, maxDelayMicros);
-		return reply.orTimeout(this.timeoutNanos, TimeUnit.NANOSECONDS).handle((result, ex) -> {
+		return reply.orTimeout(this.maxWaitNanos, TimeUnit.NANOSECONDS).handle((result, ex) -> {
 			if (ex != null) {
-				reply.cancel(true);
 				throw failure(LettuceScriptRunner.unwrap(ex));
 			}
 			return toDecision(result, limits);
@@ -181,6 +294,27 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		this.runner.close();
 	}
 
+	/**
+	 * Gives back the permits of a decision that allowed after its caller had been
+	 * answered without it.
+	 */
+	private Consumer<List<Object>> lateDecision(String bucket, String key, List<LimitSpec> limits, long cost) {
+		return (reply) -> {
+			try {
+				if (!toDecision(reply, limits).allowed()) {
+					return;
+				}
+				this.lateRefunds.increment();
+				logger.debug("A Redis decision of bucket '" + bucket
+						+ "' allowed after it had timed out: giving its permits back");
+				run("r", bucket, key, limits, cost, NO_MAX_DELAY);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not give back the permits of a late Redis decision", ex);
+			}
+		};
+	}
+
 	private CompletableFuture<List<Object>> run(String op, String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros) {
 		// The optional arguments follow the limits: unset ones as "", trailing unset ones
@@ -209,7 +343,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			String value = optional[i];
 			args[at + i] = (value != null) ? value : UNSET;
 		}
-		return this.runner.run(this.keys.keys(bucket, key, limits), args);
+		return this.runner.run(this.keys.keys(bucket, key, limits), args,
+				op.equals("d") ? lateDecision(bucket, key, limits, cost) : null);
 	}
 
 	/**
@@ -233,18 +368,20 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private @Nullable Decision await(CompletableFuture<List<Object>> reply, @Nullable List<LimitSpec> limits) {
 		try {
-			List<Object> result = reply.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
+			// The runner times the call out; this bound only guards against an I/O thread
+			// that never runs again.
+			List<Object> result = reply.get(this.maxWaitNanos, TimeUnit.NANOSECONDS);
 			return (limits != null) ? toDecision(result, limits) : null;
 		}
 		catch (TimeoutException ex) {
-			reply.cancel(true);
+			reply.completeExceptionally(ex);
 			throw failure(ex);
 		}
 		catch (ExecutionException ex) {
 			throw failure(LettuceScriptRunner.unwrap(ex.getCause()));
 		}
 		catch (InterruptedException ex) {
-			reply.cancel(true);
+			reply.completeExceptionally(ex);
 			Thread.currentThread().interrupt();
 			throw new RateLimitStoreException("Interrupted while waiting for Redis", ex, false);
 		}
@@ -254,10 +391,20 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		if (cause instanceof RateLimitStoreException storeException) {
 			return storeException;
 		}
-		boolean timeout = cause instanceof TimeoutException;
-		String message = timeout ? "Redis did not answer within " + TimeUnit.NANOSECONDS.toMillis(this.timeoutNanos)
-				+ "ms (ratelimit.redis.timeout)" : "Redis rate limit call failed: " + describe(cause);
-		return new RateLimitStoreException(message, cause, timeout);
+		if (cause instanceof ScriptTimeoutException timeout) {
+			String message = (timeout.waitedFor() == ScriptTimeoutException.Wait.CONNECTION)
+					? "No Redis connection within " + this.connectTimeout.toMillis()
+							+ "ms (ratelimit.redis.connect-timeout)"
+					: "Redis did not answer within " + this.timeout.toMillis() + "ms (ratelimit.redis.timeout)";
+			return new RateLimitStoreException(message, cause, true);
+		}
+		if (cause instanceof TimeoutException) {
+			return new RateLimitStoreException(
+					"No answer from Redis within " + TimeUnit.NANOSECONDS.toMillis(this.maxWaitNanos)
+							+ "ms (ratelimit.redis.connect-timeout + ratelimit.redis.timeout)",
+					cause, true);
+		}
+		return new RateLimitStoreException("Redis rate limit call failed: " + describe(cause), cause, false);
 	}
 
 	private static String describe(Throwable cause) {
@@ -296,17 +443,19 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	public static final class Builder {
 
-		private final AbstractRedisClient client;
+		private final Supplier<AbstractRedisClient> client;
 
 		private String keyPrefix = "rl";
 
 		private Duration timeout = DEFAULT_TIMEOUT;
 
+		private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+
 		private @Nullable TimeSource timeSource;
 
 		private Duration expirySlack = Duration.ZERO;
 
-		private Builder(AbstractRedisClient client) {
+		private Builder(Supplier<AbstractRedisClient> client) {
 			this.client = client;
 		}
 
@@ -321,16 +470,33 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 
 		/**
-		 * Sets the longest a call waits for Redis; 100ms by default.
+		 * Sets the longest Redis may take to answer a call once it is sent, as the
+		 * connection's I/O thread sees it; 100ms by default. Past it the call fails with
+		 * a timeout.
 		 * @param timeout the timeout, positive
 		 * @return this builder
 		 */
 		public Builder timeout(Duration timeout) {
-			if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-				throw new IllegalArgumentException("timeout must be positive but was " + timeout);
-			}
-			this.timeout = timeout;
+			this.timeout = positive("timeout", timeout);
 			return this;
+		}
+
+		/**
+		 * Sets the longest {@link RedisRateLimitStore#start()} waits for Redis, and the
+		 * longest a call waits for a connection being made; 3s by default.
+		 * @param connectTimeout the timeout, positive
+		 * @return this builder
+		 */
+		public Builder connectTimeout(Duration connectTimeout) {
+			this.connectTimeout = positive("connectTimeout", connectTimeout);
+			return this;
+		}
+
+		private static Duration positive(String name, @Nullable Duration value) {
+			if (value == null || value.isNegative() || value.isZero()) {
+				throw new IllegalArgumentException(name + " must be positive but was " + value);
+			}
+			return value;
 		}
 
 		/**
@@ -361,8 +527,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 
 		/**
-		 * Builds the store; call {@link RedisRateLimitStore#start(Duration)} to connect
-		 * early.
+		 * Builds the store; nothing connects before {@link RedisRateLimitStore#start()}
+		 * or the first call.
 		 * @return the store
 		 */
 		public RedisRateLimitStore build() {

@@ -4,17 +4,18 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
-import io.github.ratelimit.spring.FailureMode;
+import io.github.ratelimit.status.BreakerState;
+import io.github.ratelimit.status.FailureMode;
+import io.github.ratelimit.status.StoreStatus;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStoreException;
 import io.github.ratelimit.store.StoreUnavailableException;
@@ -30,61 +31,97 @@ class FailoverRateLimitStoreTests {
 
 	private static final List<LimitSpec> LIMITS = List.of(LimitSpec.of(3, "1m", Algorithm.FIXED_WINDOW));
 
+	private static final BreakerSettings BREAKER = new BreakerSettings(Duration.ofSeconds(1), 50,
+			Duration.ofMillis(200), 2);
+
 	private final SwitchableStore primary = new SwitchableStore();
 
+	private final InMemoryRateLimitStore fallback = InMemoryRateLimitStore.create();
+
+	private long now = TimeUnit.HOURS.toNanos(1);
+
 	private FailoverRateLimitStore store(FailureMode mode) {
-		CircuitBreaker breaker = CircuitBreaker.of("test",
-				CircuitBreakerConfig.custom()
-					.slidingWindowSize(10)
-					.minimumNumberOfCalls(5)
-					.failureRateThreshold(50)
-					.waitDurationInOpenState(Duration.ofMillis(200))
-					.permittedNumberOfCallsInHalfOpenState(2)
-					.recordExceptions(RateLimitStoreException.class)
-					.build());
-		return new FailoverRateLimitStore(this.primary, InMemoryRateLimitStore.create(), mode, breaker);
+		return store(mode, 1);
+	}
+
+	private FailoverRateLimitStore store(FailureMode mode, int instances) {
+		return FailoverRateLimitStore.builder(this.primary, this.fallback)
+			.failureMode(mode)
+			.breaker(BREAKER)
+			.instances(instances)
+			.nanoTime(() -> this.now)
+			.build();
+	}
+
+	private void advance(long millis) {
+		this.now += TimeUnit.MILLISECONDS.toNanos(millis);
+	}
+
+	/** Fails calls for a whole breaker window, so that the breaker opens. */
+	private void failUntilOpen(FailoverRateLimitStore store) {
+		this.primary.up.set(false);
+		while (store.circuitBreaker().state() == BreakerState.CLOSED) {
+			store.decide("b", "opener", LIMITS, 1);
+			advance(100);
+		}
 	}
 
 	@Test
 	void whilePrimaryWorksItDecides() {
 		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
 		for (int i = 0; i < 3; i++) {
-			assertThat(store.decide("b", "k", LIMITS, 1).allowed()).isTrue();
+			Decision decision = store.decide("b", "k", LIMITS, 1);
+			assertThat(decision.allowed()).isTrue();
+			assertThat(decision.origin()).isEqualTo(Decision.Origin.STORE);
 		}
 		assertThat(store.decide("b", "k", LIMITS, 1).allowed()).isFalse();
 		assertThat(this.primary.calls.get()).isEqualTo(4);
 		assertThat(store.isDegraded()).isFalse();
+		assertThat(store.status().breaker()).isEqualTo(BreakerState.CLOSED);
 	}
 
 	@Test
-	void fallbackEnforcesTheSameLimitsPerInstanceAndStopsCallingTheFailingStore() {
+	void fallbackEnforcesTheSameLimitsPerInstanceAndMarksItsDecisions() {
 		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
 		this.primary.up.set(false);
 		int allowed = 0;
 		for (int i = 0; i < 10; i++) {
-			if (store.decide("b", "k", LIMITS, 1).allowed()) {
+			Decision decision = store.decide("b", "k", LIMITS, 1);
+			assertThat(decision.origin()).isEqualTo(Decision.Origin.FALLBACK);
+			if (decision.allowed()) {
 				allowed++;
 			}
 		}
 		assertThat(allowed).as("the fallback store enforces the limit").isEqualTo(3);
-		assertThat(store.isDegraded()).isTrue();
-		assertThat(this.primary.calls.get()).as("the breaker opened after 5 failures").isEqualTo(5);
-		assertThat(store.failureCount()).isEqualTo(5);
+		assertThat(store.isDegraded()).as("the last call failed").isTrue();
+		assertThat(store.status().breaker()).as("ten failures in one burst").isEqualTo(BreakerState.CLOSED);
+		assertThat(this.primary.calls.get()).as("every call tried the store").isEqualTo(10);
+		assertThat(store.failureCount()).isEqualTo(10);
 	}
 
 	@Test
-	void whenThePrimaryComesBackItTakesOverAfterTheProbes() throws Exception {
+	void sustainedFailureOpensTheBreakerAndCallsStopTryingTheStore() {
 		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
-		this.primary.up.set(false);
-		for (int i = 0; i < 6; i++) {
+		failUntilOpen(store);
+		int calls = this.primary.calls.get();
+		assertThat(calls).as("calls that tried the store over the 1s window").isEqualTo(11);
+		for (int i = 0; i < 10; i++) {
 			store.decide("b", "k", LIMITS, 1);
 		}
-		assertThat(store.isDegraded()).isTrue();
+		assertThat(this.primary.calls.get()).isEqualTo(calls);
+		assertThat(store.status()).extracting(StoreStatus::degraded, StoreStatus::breaker)
+			.containsExactly(true, BreakerState.OPEN);
+	}
+
+	@Test
+	void whenThePrimaryComesBackItTakesOverAfterTheProbes() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		failUntilOpen(store);
 		this.primary.up.set(true);
-		Thread.sleep(300);
-		store.decide("b", "probe", LIMITS, 1);
+		advance(200);
+		assertThat(store.decide("b", "probe", LIMITS, 1).origin()).isEqualTo(Decision.Origin.STORE);
 		assertThat(store.isDegraded()).as("half-open: one probe of two succeeded").isTrue();
-		store.decide("b", "probe", LIMITS, 1);
+		assertThat(store.decide("b", "probe", LIMITS, 1).origin()).isEqualTo(Decision.Origin.STORE);
 		assertThat(store.isDegraded()).isFalse();
 		assertThat(store.status().degraded()).isFalse();
 		int before = this.primary.calls.get();
@@ -93,14 +130,68 @@ class FailoverRateLimitStoreTests {
 	}
 
 	@Test
-	void openModeAllowsEverythingWhileThePrimaryFails() {
+	void aRefundGoesToTheStoreThatTookThePermits() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		Decision byStore = store.decide("b", "k", LIMITS, 1);
+		this.primary.up.set(false);
+		Decision byFallback = store.decide("b", "k", LIMITS, 1);
+		assertThat(byFallback.origin()).isEqualTo(Decision.Origin.FALLBACK);
+		this.primary.up.set(true);
+		int calls = this.primary.calls.get();
+		store.refund("b", "k", LIMITS, 1, byFallback);
+		assertThat(this.primary.calls.get()).as("the store never took it").isEqualTo(calls);
+		assertThat(this.fallback.peek("b", "k", LIMITS).remaining()).isEqualTo(3);
+		assertThat(this.primary.peekWithoutCounting("b", "k", LIMITS).remaining()).isEqualTo(2);
+		store.refund("b", "k", LIMITS, 1, byStore);
+		assertThat(this.primary.peekWithoutCounting("b", "k", LIMITS).remaining()).isEqualTo(3);
+	}
+
+	@Test
+	void aRefundTheStoreCannotTakeIsDroppedNotGivenToTheFallback() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		Decision byStore = store.decide("b", "k", LIMITS, 1);
+		this.primary.up.set(false);
+		for (int i = 0; i < 3; i++) {
+			store.decide("b", "k", LIMITS, 1);
+		}
+		store.refund("b", "k", LIMITS, 1, byStore);
+		assertThat(this.fallback.peek("b", "k", LIMITS).remaining()).as("still spent in the fallback").isZero();
+	}
+
+	@Test
+	void instancesDivideTheFallbackLimits() {
+		List<LimitSpec> twenty = List.of(LimitSpec.of(20, "1h", Algorithm.SLIDING_LOG));
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK, 3);
+		assertThat(store.instances()).isEqualTo(3);
+		this.primary.up.set(false);
+		int allowed = 0;
+		Decision last = null;
+		for (int i = 0; i < 20; i++) {
+			last = store.decide("b", "k", twenty, 1);
+			if (last.allowed()) {
+				allowed++;
+			}
+		}
+		assertThat(allowed).as("this instance's share: ceil(20 / 3)").isEqualTo(7);
+		assertThat(last.limit()).isEqualTo(7);
+		Decision admitted = store.decide("b", "other", twenty, 1);
+		store.refund("b", "other", twenty, 1, admitted);
+		assertThat(store.peek("b", "other", twenty).remaining()).isEqualTo(7);
+	}
+
+	@Test
+	void openModeAllowsEverythingAndReportsWhatThisInstanceCounted() {
 		FailoverRateLimitStore store = store(FailureMode.OPEN);
 		this.primary.up.set(false);
-		for (int i = 0; i < 20; i++) {
+		List<Long> remaining = new java.util.ArrayList<>();
+		for (int i = 0; i < 5; i++) {
 			Decision decision = store.decide("b", "k", LIMITS, 1);
 			assertThat(decision.allowed()).isTrue();
 			assertThat(decision.limit()).isEqualTo(3);
+			assertThat(decision.origin()).isEqualTo(Decision.Origin.FALLBACK);
+			remaining.add(decision.remaining());
 		}
+		assertThat(remaining).containsExactly(2L, 1L, 0L, 0L, 0L);
 	}
 
 	@Test
@@ -120,12 +211,14 @@ class FailoverRateLimitStoreTests {
 		this.primary.up.set(false);
 		int allowed = 0;
 		for (int i = 0; i < 6; i++) {
-			if (store.decideAsync("b", "k", LIMITS, 1, Long.MAX_VALUE).toCompletableFuture().get().allowed()) {
+			Decision decision = store.decideAsync("b", "k", LIMITS, 1, Long.MAX_VALUE).toCompletableFuture().get();
+			assertThat(decision.origin()).isEqualTo(Decision.Origin.FALLBACK);
+			if (decision.allowed()) {
 				allowed++;
 			}
 		}
 		assertThat(allowed).isEqualTo(3);
-		assertThat(store.failureCount()).isEqualTo(5);
+		assertThat(store.failureCount()).isEqualTo(6);
 	}
 
 	@Test
@@ -149,6 +242,10 @@ class FailoverRateLimitStoreTests {
 		final AtomicInteger calls = new AtomicInteger();
 
 		private final InMemoryRateLimitStore delegate = InMemoryRateLimitStore.create();
+
+		Decision peekWithoutCounting(String bucket, String key, List<LimitSpec> limits) {
+			return this.delegate.peek(bucket, key, limits);
+		}
 
 		private void check() {
 			this.calls.incrementAndGet();

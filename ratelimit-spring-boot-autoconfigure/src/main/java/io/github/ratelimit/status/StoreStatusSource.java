@@ -1,4 +1,4 @@
-package io.github.ratelimit.spring;
+package io.github.ratelimit.status;
 
 /**
  * Tells the current {@link StoreStatus}, for the endpoint and the metrics.

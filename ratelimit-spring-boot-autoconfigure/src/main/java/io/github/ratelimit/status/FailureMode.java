@@ -1,7 +1,7 @@
-package io.github.ratelimit.spring;
+package io.github.ratelimit.status;
 
 /**
- * What happens to requests while the store (Redis) fails.
+ * What happens to requests while the store (Redis) fails: {@code ratelimit.failure-mode}.
  *
  * @author ratelimit-spring-boot-starter authors
  */

@@ -1,0 +1,61 @@
+package io.github.ratelimit.autoconfigure;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.SmartLifecycle;
+
+import io.github.ratelimit.failover.FailoverRateLimitStore;
+import io.github.ratelimit.redis.RedisRateLimitStore;
+import io.github.ratelimit.store.RateLimitStore;
+
+/**
+ * Starts the Redis rate limit store with the application context: connect, load the
+ * script, warm the decision path up ({@link RedisRateLimitStore#start()}). It runs after
+ * the Redis connection factories (phase 0) and before the web server and message listener
+ * containers, so the application takes no request before the store is ready, or before
+ * the connect timeout has passed with Redis unreachable.
+ */
+class RedisStoreLifecycle implements SmartLifecycle {
+
+	/**
+	 * After Spring Data Redis's connection factories (phase 0), before the web server
+	 * ({@code DEFAULT_PHASE - 2048}) and listener containers.
+	 */
+	static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+
+	private final ObjectProvider<RateLimitStore> store;
+
+	private volatile boolean running;
+
+	RedisStoreLifecycle(ObjectProvider<RateLimitStore> store) {
+		this.store = store;
+	}
+
+	@Override
+	public void start() {
+		RateLimitStore store = this.store.getIfUnique();
+		if (store instanceof FailoverRateLimitStore failover) {
+			store = failover.primary();
+		}
+		if (store instanceof RedisRateLimitStore redis) {
+			redis.start();
+		}
+		this.running = true;
+	}
+
+	@Override
+	public void stop() {
+		// The store closes with its bean.
+		this.running = false;
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+}

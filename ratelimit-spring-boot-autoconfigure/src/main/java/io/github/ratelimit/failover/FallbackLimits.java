@@ -1,0 +1,90 @@
+package io.github.ratelimit.failover;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+import io.github.ratelimit.LimitSpec;
+
+/**
+ * The limits each instance enforces on its own while the shared store fails: every limit
+ * and burst divided by the number of instances that share them, rounded up, so that
+ * {@code n} instances together admit about one limit ({@code n * ceil(L / n)}, less than
+ * {@code L + n}) instead of {@code n * L}. Windows, algorithms and segments stay as they
+ * are.
+ */
+final class FallbackLimits {
+
+	/** Per-call limits ({@code limitExpression}) may be many: don't keep them all. */
+	private static final int MAX_CACHED = 10_000;
+
+	private final int instances;
+
+	private final ConcurrentMap<LimitSpec, LimitSpec> shares = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the limits.
+	 * @param instances how many instances share the limits, at least 1
+	 */
+	FallbackLimits(int instances) {
+		if (instances < 1) {
+			throw new IllegalArgumentException("instances must be at least 1 but was " + instances);
+		}
+		this.instances = instances;
+	}
+
+	int instances() {
+		return this.instances;
+	}
+
+	/**
+	 * Returns this instance's share of each limit.
+	 * @param limits the limits of a call
+	 * @return the shares, or {@code limits} itself with one instance
+	 */
+	List<LimitSpec> of(List<LimitSpec> limits) {
+		if (this.instances == 1) {
+			return limits;
+		}
+		if (limits.size() == 1) {
+			return List.of(share(limits.get(0)));
+		}
+		List<LimitSpec> shares = new ArrayList<>(limits.size());
+		for (LimitSpec limit : limits) {
+			shares.add(share(limit));
+		}
+		return shares;
+	}
+
+	private LimitSpec share(LimitSpec limit) {
+		LimitSpec share = this.shares.get(limit);
+		if (share != null) {
+			return share;
+		}
+		share = divide(limit);
+		if (this.shares.size() < MAX_CACHED) {
+			this.shares.putIfAbsent(limit, share);
+		}
+		return share;
+	}
+
+	private LimitSpec divide(LimitSpec limit) {
+		try {
+			return limit.toBuilder()
+				.limit(divideRoundingUp(limit.limit()))
+				.burst(divideRoundingUp(limit.burst()))
+				.build();
+		}
+		catch (IllegalArgumentException ex) {
+			// A share the spec rules reject (a burst interval too long to keep exactly):
+			// enforce the whole limit rather than none.
+			return limit;
+		}
+	}
+
+	private long divideRoundingUp(long value) {
+		return value / this.instances + ((value % this.instances == 0) ? 0 : 1);
+	}
+
+}

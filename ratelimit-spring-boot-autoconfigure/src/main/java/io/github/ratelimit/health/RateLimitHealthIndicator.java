@@ -1,0 +1,52 @@
+package io.github.ratelimit.health;
+
+import java.util.Locale;
+
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+import io.github.ratelimit.status.FailureMode;
+import io.github.ratelimit.status.StoreStatus;
+import io.github.ratelimit.status.StoreStatusSource;
+
+/**
+ * Reports the rate limit store: {@code UP} while this instance decides as configured,
+ * {@code OUT_OF_SERVICE} while its store fails and {@code ratelimit.failure-mode} is
+ * {@code closed} (every limited request is then answered 503), so that a readiness group
+ * that includes it takes such an instance out of the load balancer. With {@code fallback}
+ * or {@code open} the instance still serves while Redis fails: the indicator stays
+ * {@code UP} and its details say {@code degraded}.
+ * <p>
+ * Details: {@code store} ({@code redis}, {@code memory}), {@code state} ({@code healthy}
+ * or {@code degraded}), {@code breaker} ({@code closed}, {@code open}, {@code half-open},
+ * {@code none}), {@code failureMode} and {@code failures} (failed store calls since
+ * startup).
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public class RateLimitHealthIndicator implements HealthIndicator {
+
+	private final StoreStatusSource status;
+
+	/**
+	 * Creates an indicator.
+	 * @param status the store's status
+	 */
+	public RateLimitHealthIndicator(StoreStatusSource status) {
+		this.status = status;
+	}
+
+	@Override
+	public Health health() {
+		StoreStatus status = this.status.status();
+		Health.Builder health = (status.degraded() && status.failureMode() == FailureMode.CLOSED)
+				? Health.outOfService() : Health.up();
+		return health.withDetail("store", status.store())
+			.withDetail("state", status.degraded() ? "degraded" : "healthy")
+			.withDetail("breaker", status.breaker().name().toLowerCase(Locale.ROOT).replace('_', '-'))
+			.withDetail("failureMode", status.failureMode().name().toLowerCase(Locale.ROOT))
+			.withDetail("failures", status.failures())
+			.build();
+	}
+
+}
