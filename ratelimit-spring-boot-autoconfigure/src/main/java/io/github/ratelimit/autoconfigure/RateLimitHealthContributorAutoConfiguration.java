@@ -21,10 +21,12 @@ import io.github.ratelimit.status.StoreStatusSource;
 @ConditionalOnClass(name = { "org.springframework.boot.health.contributor.HealthIndicator",
 		"org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator" })
 @ConditionalOnBean(StoreStatusSource.class)
-@ConditionalOnEnabledHealthIndicator("ratelimit")
 public final class RateLimitHealthContributorAutoConfiguration {
 
 	@Bean
+	// On the method, not the class: the class conditions must rule out a class path
+	// without Spring Boot's health module before this annotation is read.
+	@ConditionalOnEnabledHealthIndicator("ratelimit")
 	@ConditionalOnMissingBean(name = "ratelimitHealthIndicator")
 	RateLimitHealthIndicator ratelimitHealthIndicator(StoreStatusSource status) {
 		return new RateLimitHealthIndicator(status);

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.Ordered;
@@ -47,7 +48,7 @@ class RedisStoreMissingFailureAnalyzer extends AbstractFailureAnalyzer<NoSuchBea
 			return null;
 		}
 		String description = "ratelimit.store is 'redis' but the application has no Redis rate limit store: ";
-		ClassLoader classLoader = getClass().getClassLoader();
+		ClassLoader classLoader = classLoader();
 		if (!ClassUtils.isPresent(CONNECTION_FACTORY, classLoader)) {
 			return new FailureAnalysis(description + "Spring Data Redis is not on the class path.",
 					"Add spring-boot-starter-data-redis and set spring.data.redis.host and spring.data.redis.port, "
@@ -60,7 +61,7 @@ class RedisStoreMissingFailureAnalyzer extends AbstractFailureAnalyzer<NoSuchBea
 							+ "or set ratelimit.store=memory.",
 					cause);
 		}
-		String[] factories = connectionFactories();
+		String[] factories = connectionFactories(classLoader);
 		if (factories.length > 1) {
 			return new FailureAnalysis(
 					description + "there are " + factories.length + " RedisConnectionFactory beans "
@@ -75,12 +76,18 @@ class RedisStoreMissingFailureAnalyzer extends AbstractFailureAnalyzer<NoSuchBea
 				cause);
 	}
 
-	private String[] connectionFactories() {
+	private ClassLoader classLoader() {
+		ClassLoader classLoader = (this.beanFactory instanceof ConfigurableBeanFactory configurable)
+				? configurable.getBeanClassLoader() : null;
+		return (classLoader != null) ? classLoader : getClass().getClassLoader();
+	}
+
+	private String[] connectionFactories(ClassLoader classLoader) {
 		if (!(this.beanFactory instanceof ListableBeanFactory listable)) {
 			return new String[0];
 		}
 		try {
-			return listable.getBeanNamesForType(ClassUtils.forName(CONNECTION_FACTORY, getClass().getClassLoader()));
+			return listable.getBeanNamesForType(ClassUtils.forName(CONNECTION_FACTORY, classLoader));
 		}
 		catch (ClassNotFoundException | LinkageError ex) {
 			return new String[0];

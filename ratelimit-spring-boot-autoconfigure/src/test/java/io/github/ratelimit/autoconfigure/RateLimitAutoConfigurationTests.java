@@ -83,17 +83,6 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
-	void storeRedisWithoutRedisFailsNamingTheProperty() {
-		this.runner.withPropertyValues("ratelimit.store=redis").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause()
-				.hasMessageContaining("ratelimit.store")
-				.hasMessageContaining("RedisConnectionFactory")
-				.hasMessageContaining("ratelimit.store=memory");
-		});
-	}
-
-	@Test
 	void storeRedisWithRedisUsesRedis() {
 		withRedis().withPropertyValues("ratelimit.store=redis", "ratelimit.key-prefix=custom")
 			.run((context) -> assertThat(context.getBean(FailoverRateLimitStore.class).primary())
@@ -129,8 +118,7 @@ class RateLimitAutoConfigurationTests {
 		for (Class<?> configuration : List.of(RateLimitAutoConfiguration.class, RedisStoreConfiguration.class,
 				MemoryStoreConfiguration.class)) {
 			for (Method method : configuration.getDeclaredMethods()) {
-				if (AnnotatedElementUtils.hasAnnotation(method, Bean.class)
-						&& !method.getName().equals("rateLimitStoreWithoutRedis")) {
+				if (AnnotatedElementUtils.hasAnnotation(method, Bean.class)) {
 					boolean overridable = AnnotatedElementUtils.hasAnnotation(method, ConditionalOnMissingBean.class)
 							|| AnnotatedElementUtils.hasAnnotation(configuration, ConditionalOnMissingBean.class);
 					assertThat(overridable)
