@@ -34,9 +34,9 @@ import org.jspecify.annotations.Nullable;
  * Time limits, and who waits for what:
  * <ul>
  * <li>The connection is made on a thread of its own, never on a caller's. A call that
- * arrives while it is being made waits for it, at most until the attempt's connect
- * timeout has passed since the attempt started; calls that arrive later fail at once
- * until the next attempt, at most one every {@value #RETRY_MILLIS} ms.</li>
+ * arrives while it is being made waits for it, up to the connect timeout. When an attempt
+ * fails, calls fail at once until the next attempt, at most one every
+ * {@value #RETRY_MILLIS} ms.</li>
  * <li>Once sent, a command must be answered within the command timeout, checked on the
  * connection's I/O thread (see {@link ScriptCommand}).</li>
  * <li>A closed connection (Redis stopped, restarted, unreachable) fails calls at once:
@@ -129,12 +129,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 			attempt.connection.whenComplete((c, ex) -> call.completeExceptionally(unwrap(ex)));
 			return call;
 		}
-		long waitNanos = attempt.startedNanos + this.connectTimeoutNanos - System.nanoTime();
-		if (waitNanos <= 0) {
-			call.completeExceptionally(new ScriptTimeoutException(ScriptTimeoutException.Wait.CONNECTION));
-			return call;
-		}
-		attempt.connection.copy().orTimeout(waitNanos, TimeUnit.NANOSECONDS).whenComplete((c, ex) -> {
+		attempt.connection.copy().orTimeout(this.connectTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((c, ex) -> {
 			if (ex == null) {
 				call.send(c);
 			}

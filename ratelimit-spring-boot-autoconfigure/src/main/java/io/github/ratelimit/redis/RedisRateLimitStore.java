@@ -170,9 +170,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		if (!this.started.compareAndSet(false, true)) {
 			return;
 		}
-		long deadline = System.nanoTime() + wait.toNanos();
+		long started = System.nanoTime();
+		CompletableFuture<Void> connected = this.runner.start();
 		try {
-			this.runner.start().get(wait.toNanos(), TimeUnit.NANOSECONDS);
+			connected.get(wait.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = LettuceScriptRunner.unwrap(ex.getCause());
@@ -188,15 +189,21 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 		catch (TimeoutException ex) {
 			logger.warn("Redis did not connect within " + wait.toMillis()
-					+ "ms (ratelimit.redis.connect-timeout); rate limit decisions use the failure mode until it does");
+					+ "ms (ratelimit.redis.connect-timeout); the application starts without it, and rate limit "
+					+ "decisions wait for the connection up to that long each, then use the failure mode");
+			// Warm up once the connection is made, off the startup thread.
+			connected.thenRun(() -> {
+				Thread warmUp = new Thread(() -> warmUp(started, wait), "ratelimit-redis-warm-up");
+				warmUp.setDaemon(true);
+				warmUp.start();
+			});
 			return;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			return;
 		}
-		warmUp(deadline);
-		this.ready = true;
+		warmUp(started, wait);
 	}
 
 	/**
@@ -218,14 +225,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	/**
 	 * Runs the decision path (arguments, script, reply) until the JIT has compiled it, at
-	 * most {@value #WARM_UP_CALLS} times and never past the deadline.
+	 * most {@value #WARM_UP_CALLS} times and for at most {@code budget}.
 	 */
-	private void warmUp(long deadline) {
+	private void warmUp(long startedNanos, Duration budget) {
+		long connectedNanos = System.nanoTime();
+		long deadline = connectedNanos + budget.toNanos();
 		List<List<LimitSpec>> limits = new ArrayList<>();
 		for (Algorithm algorithm : Algorithm.values()) {
 			limits.add(List.of(LimitSpec.of(1, "1s", algorithm)));
 		}
-		long started = System.nanoTime();
 		int calls = 0;
 		try {
 			while (calls < WARM_UP_CALLS && System.nanoTime() - deadline < 0) {
@@ -236,9 +244,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		catch (RateLimitStoreException ex) {
 			logger.debug("Warm-up of the Redis rate limit store stopped: " + ex.getMessage());
 		}
+		this.ready = true;
 		if (logger.isDebugEnabled()) {
-			logger.debug("Warmed the Redis rate limit store up with " + calls + " peeks in "
-					+ TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + "ms");
+			long now = System.nanoTime();
+			logger.debug("Redis rate limit store started: connected and loaded the script in "
+					+ TimeUnit.NANOSECONDS.toMillis(connectedNanos - startedNanos) + "ms, warmed up with " + calls
+					+ " peeks in " + TimeUnit.NANOSECONDS.toMillis(now - connectedNanos) + "ms");
 		}
 	}
 

@@ -18,7 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.ratelimit.status.BreakerState;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -247,12 +247,12 @@ class RedisFaultTests {
 		long restarted = System.nanoTime();
 		assertThat(redis.server().command("SCRIPT", "EXISTS", sha)).isEqualTo("0");
 		List<SampleInstance.Timed> recovery = driveUntil(app, SWITCH_BACK,
-				() -> !redisKeys().isEmpty() && breakerState(app) == CircuitBreaker.State.CLOSED);
+				() -> !redisKeys().isEmpty() && breakerState(app) == BreakerState.CLOSED);
 		System.out.printf("[ops] redis restarted: decisions in Redis again, breaker closed, after %d ms%n",
 				millis(System.nanoTime() - restarted));
 		assertThat(recovery).extracting(SampleInstance.Timed::status).isSubsetOf(200, 429);
 		assertThat(redisKeys()).as("Redis used again within %s", SWITCH_BACK).isNotEmpty();
-		assertThat(breakerState(app)).isEqualTo(CircuitBreaker.State.CLOSED);
+		assertThat(breakerState(app)).isEqualTo(BreakerState.CLOSED);
 		assertThat(redis.server().command("SCRIPT", "EXISTS", sha)).as("script loaded again").isEqualTo("1");
 
 		// Decisions after the restart are Redis's, and right: exactly 10 of 12.
@@ -363,8 +363,8 @@ class RedisFaultTests {
 		throw new IllegalStateException("Redis did not go to sleep");
 	}
 
-	private static CircuitBreaker.State breakerState(SampleInstance app) {
-		return app.bean(FailoverRateLimitStore.class).circuitBreaker().getState();
+	private static BreakerState breakerState(SampleInstance app) {
+		return app.bean(FailoverRateLimitStore.class).circuitBreaker().state();
 	}
 
 	private static List<String> redisKeys() {
