@@ -47,6 +47,10 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	private static final Log logger = LogFactory.getLog(FailoverRateLimitStore.class);
 
+	private static final String PROBE_BUCKET = "ratelimit-probe";
+
+	private static final List<LimitSpec> PROBE_LIMITS = List.of(LimitSpec.of(1, "1s", Algorithm.FIXED_WINDOW));
+
 	private final RateLimitStore primary;
 
 	private final RateLimitStore fallback;
@@ -143,6 +147,23 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	 */
 	public int instances() {
 		return this.fallbackLimits.instances();
+	}
+
+	/**
+	 * Peeks at a key of its own through the breaker when degraded: a success closes the
+	 * breaker (or counts as one of its probes), and the status shows it.
+	 */
+	@Override
+	public StoreStatus probe() {
+		if (isDegraded()) {
+			try {
+				peek(PROBE_BUCKET, "", PROBE_LIMITS);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Rate limit store probe failed", ex);
+			}
+		}
+		return status();
 	}
 
 	@Override

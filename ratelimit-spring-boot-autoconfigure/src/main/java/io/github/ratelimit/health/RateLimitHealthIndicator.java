@@ -38,7 +38,7 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 
 	@Override
 	public Health health() {
-		StoreStatus status = this.status.status();
+		StoreStatus status = this.status.probe();
 		Health.Builder health = (status.degraded() && status.failureMode() == FailureMode.CLOSED)
 				? Health.outOfService() : Health.up();
 		return health.withDetail("store", status.store())

@@ -70,6 +70,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/** Peeks that warm the decision path up when the store starts, at most. */
 	private static final int WARM_UP_CALLS = 500;
 
+	/** Failed warm-up calls in a row after which the warm-up gives up. */
+	private static final int WARM_UP_FAILURES = 3;
+
 	private static final String WARM_UP_BUCKET = "ratelimit-warm-up";
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
@@ -235,14 +238,17 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			limits.add(List.of(LimitSpec.of(1, "1s", algorithm)));
 		}
 		int calls = 0;
-		try {
-			while (calls < WARM_UP_CALLS && System.nanoTime() - deadline < 0) {
+		int failures = 0;
+		while (calls < WARM_UP_CALLS && failures < WARM_UP_FAILURES && System.nanoTime() - deadline < 0) {
+			try {
 				peek(WARM_UP_BUCKET, "", limits.get(calls % limits.size()));
-				calls++;
+				failures = 0;
 			}
-		}
-		catch (RateLimitStoreException ex) {
-			logger.debug("Warm-up of the Redis rate limit store stopped: " + ex.getMessage());
+			catch (RateLimitStoreException ex) {
+				failures++;
+				logger.debug("A warm-up call of the Redis rate limit store failed: " + ex.getMessage());
+			}
+			calls++;
 		}
 		this.ready = true;
 		if (logger.isDebugEnabled()) {

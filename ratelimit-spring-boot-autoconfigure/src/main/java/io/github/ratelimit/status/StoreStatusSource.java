@@ -1,11 +1,11 @@
 package io.github.ratelimit.status;
 
 /**
- * Tells the current {@link StoreStatus}, for the endpoint and the metrics.
+ * Tells the current {@link StoreStatus}, for the endpoint, the metrics and the health
+ * indicator.
  *
  * @author ratelimit-spring-boot-starter authors
  */
-@FunctionalInterface
 public interface StoreStatusSource {
 
 	/**
@@ -13,5 +13,15 @@ public interface StoreStatusSource {
 	 * @return the status
 	 */
 	StoreStatus status();
+
+	/**
+	 * Returns the store's status after trying the store once when it is degraded, so that
+	 * a health check sees a recovery that no request has seen yet (an instance taken out
+	 * of the load balancer gets no requests). The default returns {@link #status()}.
+	 * @return the status
+	 */
+	default StoreStatus probe() {
+		return status();
+	}
 
 }

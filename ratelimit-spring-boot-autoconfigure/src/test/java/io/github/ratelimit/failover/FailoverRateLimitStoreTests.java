@@ -130,6 +130,24 @@ class FailoverRateLimitStoreTests {
 	}
 
 	@Test
+	void aProbeShowsARecoveryThatNoRequestHasSeen() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		this.primary.up.set(false);
+		store.decide("b", "k", LIMITS, 1);
+		assertThat(store.status().degraded()).isTrue();
+		assertThat(store.probe().degraded()).as("still down").isTrue();
+		this.primary.up.set(true);
+		assertThat(store.status().degraded()).as("no request since").isTrue();
+		assertThat(store.probe().degraded()).isFalse();
+		failUntilOpen(store);
+		this.primary.up.set(true);
+		advance(200);
+		assertThat(store.probe().breaker()).as("one of two probes").isEqualTo(BreakerState.HALF_OPEN);
+		assertThat(store.probe().breaker()).isEqualTo(BreakerState.CLOSED);
+		assertThat(store.status().degraded()).isFalse();
+	}
+
+	@Test
 	void aRefundGoesToTheStoreThatTookThePermits() {
 		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
 		Decision byStore = store.decide("b", "k", LIMITS, 1);
