@@ -37,10 +37,16 @@ final class BusyCores implements AutoCloseable {
 	}
 
 	@Override
-	public void close() throws InterruptedException {
+	public void close() {
 		this.running = false;
 		for (Thread thread : this.threads) {
-			thread.join();
+			try {
+				thread.join();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
 		}
 	}
 

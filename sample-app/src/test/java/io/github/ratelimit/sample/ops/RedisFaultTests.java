@@ -18,7 +18,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
-import io.github.ratelimit.status.BreakerState;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -27,6 +26,7 @@ import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitScript;
 import io.github.ratelimit.spring.RateLimitObserver;
 import io.github.ratelimit.spring.RateLimitResult;
+import io.github.ratelimit.status.BreakerState;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.testsupport.redis.RedisServer;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
@@ -208,12 +208,13 @@ class RedisFaultTests {
 			.isLessThanOrEqualTo(TIMEOUT_MILLIS + MARGIN_MILLIS);
 		assertThat(Latencies.of(storeMillis).max()).as("longest decision during the stall, server side (ms)")
 			.isLessThanOrEqualTo(TIMEOUT_MILLIS + MARGIN_MILLIS);
-		// The breaker opens after at most 5 timeouts (half of its last 10 calls, at
-		// least 5), then lets 3 probes through each second: only those pay the timeout.
+		// The breaker opens once calls have failed for 1s (ratelimit.breaker.window):
+		// at most 1s / 100ms + 1 calls one after the other pay the timeout before it
+		// does, then 3 probes after each second open.
 		long probeRounds = stallMillis / 1000 + 1;
 		assertThat(paidTimeout).as("requests that paid the timeout")
 			.isGreaterThanOrEqualTo(1)
-			.isLessThanOrEqualTo(5 + 3 * probeRounds);
+			.isLessThanOrEqualTo(1000 / TIMEOUT_MILLIS + 1 + 3 * probeRounds);
 		assertThat(paidTimeout * 4).as("only a few requests pay the timeout; the rest skip Redis")
 			.isLessThan(storeMillis.length);
 		// (The breaker's half-open probing, 3 calls after each second open, reports

@@ -77,7 +77,7 @@ class TwoInstancesOneLimitIT {
 	}
 
 	@Test
-	void oneLimitAcrossTwoInstancesOnAMachineWithABusyThreadPerCore() throws Exception {
+	void oneLimitAcrossTwoInstancesOnAMachineWithABusyThreadPerCore() {
 		this.run = "loaded";
 		try (BusyCores busy = new BusyCores()) {
 			System.out.printf("[ops] %s: %d busy threads%n", this.run, busy.threads());
