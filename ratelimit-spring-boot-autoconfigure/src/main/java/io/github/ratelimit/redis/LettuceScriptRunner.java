@@ -109,13 +109,6 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	@Override
-	public boolean isConnected() {
-		Attempt attempt = this.current;
-		Connection connection = (attempt != null) ? attempt.connectionNow() : null;
-		return connection != null && connection.connection.isOpen();
-	}
-
-	@Override
 	public CompletableFuture<List<Object>> run(String[] keys, String[] args,
 			@Nullable Consumer<List<Object>> lateReply) {
 		Call call = new Call(keys, args, lateReply);
@@ -155,7 +148,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 			attempt = this.current;
 			long now = System.nanoTime();
 			if (this.closed) {
-				return Attempt.failed(new IllegalStateException("Redis store is closed"));
+				return new Attempt(CompletableFuture.failedFuture(new IllegalStateException("Redis store is closed")));
 			}
 			if (attempt == null) {
 				attempt = connect(now);
@@ -211,7 +204,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 				c.connection.closeAsync();
 			}
 		});
-		return new Attempt(connection, now);
+		return new Attempt(connection);
 	}
 
 	private Connection openConnection() {
@@ -256,11 +249,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 	/**
 	 * A connection attempt, and the connection once made.
 	 */
-	private record Attempt(CompletableFuture<Connection> connection, long startedNanos) {
-
-		static Attempt failed(Throwable failure) {
-			return new Attempt(CompletableFuture.failedFuture(failure), System.nanoTime());
-		}
+	private record Attempt(CompletableFuture<Connection> connection) {
 
 		@Nullable Connection connectionNow() {
 			return (this.connection.isDone() && !this.connection.isCompletedExceptionally()) ? this.connection.join()

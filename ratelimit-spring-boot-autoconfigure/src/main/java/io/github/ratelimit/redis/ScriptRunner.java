@@ -35,12 +35,6 @@ interface ScriptRunner extends AutoCloseable {
 	 */
 	CompletableFuture<List<Object>> run(String[] keys, String[] args, @Nullable Consumer<List<Object>> lateReply);
 
-	/**
-	 * Returns whether a connection is open now.
-	 * @return {@code true} when connected
-	 */
-	boolean isConnected();
-
 	@Override
 	void close();
 
