@@ -445,7 +445,7 @@ public class RateLimitProperties {
 		 * the application goes on without it, and longest a decision waits for a
 		 * connection being made.
 		 */
-		private Duration connectTimeout = Duration.ofSeconds(3);
+		private Duration connectTimeout = Duration.ofSeconds(5);
 
 		/**
 		 * Where decisions read the time: Redis TIME, which every instance shares, or this

@@ -65,7 +65,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
 
 	/** The default longest wait for a connection being made. */
-	public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(3);
+	public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
 	/** Peeks that warm the decision path up when the store starts, at most. */
 	private static final int WARM_UP_CALLS = 500;
@@ -500,7 +500,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		/**
 		 * Sets the longest {@link RedisRateLimitStore#start()} waits for Redis, and the
-		 * longest a call waits for a connection being made; 3s by default.
+		 * longest a call waits for a connection being made; 5s by default.
 		 * @param connectTimeout the timeout, positive
 		 * @return this builder
 		 */

@@ -1,7 +1,6 @@
 package io.github.ratelimit.redis;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -113,17 +112,7 @@ class RedisRateLimitStoreTimingTests {
 		RedisRateLimitStore store = started(RedisRateLimitStore.builder(client).keyPrefix("late").timeout(TIMEOUT));
 		List<LimitSpec> limits = List.of(LimitSpec.of(3, "1h", Algorithm.SLIDING_LOG));
 		assertThat(store.decide("late", "k", limits, 1).remaining()).isEqualTo(2);
-		CompletableFuture<String> sleep = new CompletableFuture<>();
-		Thread sleeper = new Thread(() -> {
-			try {
-				sleep.complete(redis.server().command(Duration.ofSeconds(10), "DEBUG", "SLEEP", "1"));
-			}
-			catch (RuntimeException ex) {
-				sleep.completeExceptionally(ex);
-			}
-		}, "debug-sleep");
-		sleeper.start();
-		awaitAsleep();
+		CompletableFuture<String> sleep = redis.server().sleep(Duration.ofSeconds(1));
 		assertThatExceptionOfType(RateLimitStoreException.class).isThrownBy(() -> store.decide("late", "k", limits, 1))
 			.satisfies((ex) -> assertThat(ex.isTimeout()).isTrue())
 			.withMessage("Redis did not answer within 100ms (ratelimit.redis.timeout)");
@@ -170,19 +159,6 @@ class RedisRateLimitStoreTimingTests {
 				.toCompletableFuture()
 				.get(10, TimeUnit.SECONDS);
 		}
-	}
-
-	/** Waits until Redis stops answering (DEBUG SLEEP has begun). */
-	private static void awaitAsleep() {
-		await(() -> {
-			try {
-				redis.server().command(Duration.ofMillis(20), "PING");
-				return false;
-			}
-			catch (UncheckedIOException ex) {
-				return true;
-			}
-		}, "Redis asleep");
 	}
 
 	private static void await(BooleanSupplier condition, String what) {

@@ -1,6 +1,9 @@
 package io.github.ratelimit.testsupport.redis;
 
+import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A real Redis server started for a test class, either a {@code redis-server} process or
@@ -118,6 +121,45 @@ public interface RedisServer {
 	 */
 	default String command(Duration timeout, String... args) {
 		return Resp.call(host(), port(), timeout, args);
+	}
+
+	/**
+	 * Stalls the server with {@code DEBUG SLEEP}, sent on a thread of its own (the common
+	 * pool has one worker on a 2-core machine, which others may hold), and returns once
+	 * the server has stopped answering.
+	 * @param duration how long the server sleeps, whole seconds
+	 * @return completes with the reply ({@code OK}) when the server wakes up
+	 * @throws IllegalStateException if the server still answers after 10 seconds
+	 */
+	default CompletableFuture<String> sleep(Duration duration) {
+		CompletableFuture<String> sleep = new CompletableFuture<>();
+		Thread sleeper = new Thread(() -> {
+			try {
+				sleep
+					.complete(command(duration.plusSeconds(10), "DEBUG", "SLEEP", Long.toString(duration.toSeconds())));
+			}
+			catch (RuntimeException ex) {
+				sleep.completeExceptionally(ex);
+			}
+		}, "debug-sleep");
+		sleeper.start();
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (System.nanoTime() - deadline < 0) {
+			try {
+				command(Duration.ofMillis(20), "PING");
+			}
+			catch (UncheckedIOException ex) {
+				return sleep;
+			}
+			try {
+				Thread.sleep(5);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+		}
+		throw new IllegalStateException("Redis did not go to sleep");
 	}
 
 	/**

@@ -1,6 +1,5 @@
 package io.github.ratelimit.sample.ops;
 
-import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -167,19 +166,7 @@ class RedisFaultTests {
 	void stalledRedisIsAnsweredByTheFallbackWithinTheTimeoutAndTheBreakerStopsPayingIt() throws Exception {
 		SampleInstance app = start("fallback");
 		assertThat(drive(app, 3, Duration.ofSeconds(10), 0)).extracting(SampleInstance.Timed::status).containsOnly(200);
-		// A thread of its own: the common pool has one worker on a 2-core machine, and
-		// the apps' housekeeping may hold it when the sleep should start.
-		CompletableFuture<String> sleep = new CompletableFuture<>();
-		Thread sleeper = new Thread(() -> {
-			try {
-				sleep.complete(redis.server().command(Duration.ofSeconds(10), "DEBUG", "SLEEP", "2"));
-			}
-			catch (RuntimeException ex) {
-				sleep.completeExceptionally(ex);
-			}
-		}, "debug-sleep");
-		sleeper.start();
-		awaitAsleep();
+		CompletableFuture<String> sleep = redis.server().sleep(Duration.ofSeconds(2));
 		long started = System.nanoTime();
 		List<SampleInstance.Timed> stall = new ArrayList<>();
 		Set<String> statesDuringStall = new TreeSet<>();
@@ -347,21 +334,6 @@ class RedisFaultTests {
 			pause(50);
 		}
 		return answers;
-	}
-
-	/** Waits until Redis stops answering (DEBUG SLEEP has begun). */
-	private static void awaitAsleep() {
-		long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-		while (System.nanoTime() < end) {
-			try {
-				redis.server().command(Duration.ofMillis(20), "PING");
-			}
-			catch (UncheckedIOException ex) {
-				return;
-			}
-			pause(5);
-		}
-		throw new IllegalStateException("Redis did not go to sleep");
 	}
 
 	private static BreakerState breakerState(SampleInstance app) {
