@@ -166,11 +166,14 @@ class RedisFaultTests {
 	void stalledRedisIsAnsweredByTheFallbackWithinTheTimeoutAndTheBreakerStopsPayingIt() throws Exception {
 		SampleInstance app = start("fallback");
 		assertThat(drive(app, 3, Duration.ofSeconds(10), 0)).extracting(SampleInstance.Timed::status).containsOnly(200);
-		CompletableFuture<String> sleep = redis.server().sleep(Duration.ofSeconds(2));
+		// Longer than the breaker's window (1s), so that most of the stall is seen with
+		// the
+		// breaker open.
+		CompletableFuture<String> sleep = redis.server().sleep(Duration.ofSeconds(3));
 		long started = System.nanoTime();
 		List<SampleInstance.Timed> stall = new ArrayList<>();
 		Set<String> statesDuringStall = new TreeSet<>();
-		while (System.nanoTime() - started < TimeUnit.MILLISECONDS.toNanos(1500)) {
+		while (System.nanoTime() - started < TimeUnit.MILLISECONDS.toNanos(2500)) {
 			stall.add(app.timedGet(GREETING));
 			if (stall.size() % 10 == 0) {
 				statesDuringStall.add(app.storeState());
@@ -185,7 +188,7 @@ class RedisFaultTests {
 		long[] storeMillis = this.storeTimes.millisSince(started);
 		long paidTimeout = Arrays.stream(storeMillis).filter((millis) -> millis >= PAID_TIMEOUT_MILLIS).count();
 		System.out.printf(
-				"[ops] redis stalled (DEBUG SLEEP 2): %d requests in %d ms, %d paid the 100ms timeout; latency %s%n",
+				"[ops] redis stalled (DEBUG SLEEP 3): %d requests in %d ms, %d paid the 100ms timeout; latency %s%n",
 				stall.size(), stallMillis, paidTimeout, latencies);
 		System.out.printf("[ops] redis stalled: time in the store per decision (server side): %s%n",
 				Latencies.of(storeMillis));
