@@ -1,6 +1,6 @@
 /**
- * What the aspect, the filter, the endpoint and the metrics share: bucket definitions
- * with their precedence rules, and the service that makes and reports decisions.
+ * The store's failure mode and status, shared by the failover store, the endpoint and the
+ * metrics.
  */
 @NullMarked
 package io.github.ratelimit.spring;
