@@ -353,42 +353,25 @@ class AcquirerTests {
 	/**
 	 * Fails every call for one bucket as an unreachable Redis does.
 	 */
-	private static final class FailingStore implements RateLimitStore {
-
-		private final RateLimitStore delegate;
+	private static final class FailingStore extends ForwardingStore {
 
 		private final String failingBucket;
 
 		FailingStore(RateLimitStore delegate, String failingBucket) {
-			this.delegate = delegate;
+			super(delegate);
 			this.failingBucket = failingBucket;
 		}
 
 		@Override
 		public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 			check(bucket);
-			return this.delegate.decide(bucket, key, limits, cost, maxDelayMicros);
+			return super.decide(bucket, key, limits, cost, maxDelayMicros);
 		}
 
 		@Override
 		public void refund(String bucket, String key, List<LimitSpec> limits, long cost) {
 			check(bucket);
-			this.delegate.refund(bucket, key, limits, cost);
-		}
-
-		@Override
-		public Decision peek(String bucket, String key, List<LimitSpec> limits) {
-			return this.delegate.peek(bucket, key, limits);
-		}
-
-		@Override
-		public void reset(String bucket, String key, List<LimitSpec> limits) {
-			this.delegate.reset(bucket, key, limits);
-		}
-
-		@Override
-		public String name() {
-			return "failing";
+			super.refund(bucket, key, limits, cost);
 		}
 
 		private void check(String bucket) {
@@ -403,27 +386,38 @@ class AcquirerTests {
 	 * Answers asynchronous decisions only when the test says so, as a network store's I/O
 	 * thread does.
 	 */
-	private static final class DeferredStore implements RateLimitStore {
-
-		private final RateLimitStore delegate;
+	private static final class DeferredStore extends ForwardingStore {
 
 		private final List<Runnable> pending = new ArrayList<>();
 
 		DeferredStore(RateLimitStore delegate) {
-			this.delegate = delegate;
+			super(delegate);
 		}
 
 		@Override
 		public CompletionStage<Decision> decideAsync(String bucket, String key, List<LimitSpec> limits, long cost,
 				long maxDelayMicros) {
 			CompletableFuture<Decision> future = new CompletableFuture<>();
-			this.pending.add(() -> future.complete(this.delegate.decide(bucket, key, limits, cost, maxDelayMicros)));
+			this.pending.add(() -> future.complete(decide(bucket, key, limits, cost, maxDelayMicros)));
 			return future;
 		}
 
 		void complete() {
 			this.pending.forEach(Runnable::run);
 			this.pending.clear();
+		}
+
+	}
+
+	/**
+	 * A store that passes every call on.
+	 */
+	private abstract static class ForwardingStore implements RateLimitStore {
+
+		private final RateLimitStore delegate;
+
+		ForwardingStore(RateLimitStore delegate) {
+			this.delegate = delegate;
 		}
 
 		@Override
@@ -448,7 +442,7 @@ class AcquirerTests {
 
 		@Override
 		public String name() {
-			return "deferred";
+			return "forwarding";
 		}
 
 	}

@@ -14,8 +14,8 @@ import org.springframework.validation.Validator;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.acquire.LimitMode;
-import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.expression.NullKeyPolicy;
+import io.github.ratelimit.spring.FailureMode;
 import io.github.ratelimit.web.HeadersMode;
 import io.github.ratelimit.web.MatchMode;
 

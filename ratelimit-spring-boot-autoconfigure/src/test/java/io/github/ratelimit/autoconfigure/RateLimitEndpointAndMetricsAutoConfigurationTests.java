@@ -23,10 +23,10 @@ import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.BucketDescriptor;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.KeyDescriptor;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.RateLimitsDescriptor;
-import io.github.ratelimit.metrics.RateLimitMetrics;
 import io.github.ratelimit.bucket.BucketDefinition;
 import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.bucket.RateLimiters;
+import io.github.ratelimit.metrics.RateLimitMetrics;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 

@@ -13,9 +13,9 @@ import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.bucket.BucketSource;
 import io.github.ratelimit.web.HeadersMode;
+import io.github.ratelimit.web.RateLimitHeaders;
 import io.github.ratelimit.web.servlet.RateLimitExceptionResolver;
 import io.github.ratelimit.web.servlet.RateLimitFilter;
-import io.github.ratelimit.web.RateLimitHeaders;
 import io.github.ratelimit.web.servlet.ResponseHeadersObserver;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -25,13 +25,13 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 import io.github.ratelimit.Decision;
+import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.PermitRequest;
-import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.annotation.RateLimited;
-import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.bucket.BucketDefinition;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;

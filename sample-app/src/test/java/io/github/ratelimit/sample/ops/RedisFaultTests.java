@@ -23,10 +23,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import io.github.ratelimit.failover.FailoverRateLimitStore;
-import io.github.ratelimit.redis.RedisRateLimitScript;
 import io.github.ratelimit.acquire.RateLimitObserver;
 import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.failover.FailoverRateLimitStore;
+import io.github.ratelimit.redis.RedisRateLimitScript;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.testsupport.redis.RedisServer;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
