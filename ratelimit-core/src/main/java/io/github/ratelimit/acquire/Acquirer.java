@@ -48,6 +48,9 @@ public final class Acquirer {
 	/** A {@code proceedAtMicros} for a call that has no leaky bucket delay to wait. */
 	private static final long NO_DELAY = Long.MIN_VALUE;
 
+	/** An {@code askedAtMicros} for which the clock was not read. */
+	private static final long UNREAD = Long.MIN_VALUE;
+
 	private final RateLimitStore store;
 
 	private final Waiter waiter;
@@ -221,21 +224,21 @@ public final class Acquirer {
 	 * its policy waits out (when {@code mayWait}).
 	 */
 	private Step decide(PermitRequest request, boolean mayWait) {
-		long deadline = request.waitPolicy().deadline(this.clock.nowMicros());
+		long deadline = request.waitPolicy().deadline(this.clock);
 		boolean waited = false;
 		while (true) {
-			long now = this.clock.nowMicros();
-			long started = System.nanoTime();
+			long askedAt = askedAt(deadline);
+			long started = startTimer();
 			Decision decision;
 			try {
 				decision = this.store.decide(request.bucket().name(), request.key(), request.limits(), request.cost(),
-						WaitPolicy.maxDelay(deadline, now));
+						WaitPolicy.maxDelay(deadline, askedAt));
 			}
 			catch (RuntimeException ex) {
-				failed(request.bucket(), ex, System.nanoTime() - started);
+				failed(request.bucket(), ex, elapsed(started));
 				throw ex;
 			}
-			long nanos = System.nanoTime() - started;
+			long nanos = elapsed(started);
 			long wait = mayWait ? retryWait(request, decision, deadline) : -1;
 			if (wait >= 0) {
 				try {
@@ -248,7 +251,7 @@ public final class Acquirer {
 					Thread.currentThread().interrupt();
 				}
 			}
-			return step(request, decision, nanos, waited, now);
+			return step(request, decision, nanos, waited, askedAt);
 		}
 	}
 
@@ -258,7 +261,7 @@ public final class Acquirer {
 			return awaitDelayAsync(proceedAt).thenApply((done) -> Acquisition.granted(results));
 		}
 		PermitRequest request = requests.get(index);
-		long deadline = request.waitPolicy().deadline(this.clock.nowMicros());
+		long deadline = request.waitPolicy().deadline(this.clock);
 		return decideAsync(request, deadline, false).handle((step, failure) -> {
 			if (failure != null) {
 				// The store failed: what earlier buckets granted must not count either.
@@ -279,18 +282,18 @@ public final class Acquirer {
 	 * that blocking callers, the most common, pay for no stages.
 	 */
 	private CompletionStage<Step> decideAsync(PermitRequest request, long deadline, boolean waited) {
-		long now = this.clock.nowMicros();
-		long started = System.nanoTime();
+		long askedAt = askedAt(deadline);
+		long started = startTimer();
 		CompletionStage<Decision> decided;
 		try {
 			decided = this.store.decideAsync(request.bucket().name(), request.key(), request.limits(), request.cost(),
-					WaitPolicy.maxDelay(deadline, now));
+					WaitPolicy.maxDelay(deadline, askedAt));
 		}
 		catch (RuntimeException ex) {
 			decided = CompletableFuture.failedFuture(ex);
 		}
 		return decided.handle((decision, failure) -> {
-			long nanos = System.nanoTime() - started;
+			long nanos = elapsed(started);
 			if (failure != null) {
 				RuntimeException cause = unwrap(failure);
 				failed(request.bucket(), cause, nanos);
@@ -298,7 +301,7 @@ public final class Acquirer {
 			}
 			long wait = retryWait(request, decision, deadline);
 			if (wait < 0) {
-				return CompletableFuture.completedFuture(step(request, decision, nanos, waited, now));
+				return CompletableFuture.completedFuture(step(request, decision, nanos, waited, askedAt));
 			}
 			return this.waiter.delay(wait).thenCompose((done) -> decideAsync(request, deadline, true));
 		}).thenCompose(Function.identity());
@@ -310,17 +313,40 @@ public final class Acquirer {
 	 * policy does not wait out.
 	 */
 	private long retryWait(PermitRequest request, Decision decision, long deadline) {
-		if (decision.allowed() || request.bucket().mode() == LimitMode.SHADOW) {
+		if (decision.allowed() || request.bucket().mode() == LimitMode.SHADOW
+				|| !request.waitPolicy().waitsForPermits()) {
 			return -1;
 		}
 		return request.waitPolicy().retryWait(decision, deadline - this.clock.nowMicros());
 	}
 
 	/**
-	 * Makes a final decision a result, tells the observers, and notes when a leaky bucket
-	 * delay lets the call proceed (it counts from when the store was asked).
+	 * Returns when the store is asked, when the request has a deadline to measure it
+	 * against; {@link #UNREAD} otherwise, which saves most requests a clock read.
 	 */
-	private Step step(PermitRequest request, Decision decision, long nanos, boolean waited, long decidedAtMicros) {
+	private long askedAt(long deadline) {
+		return (deadline != WaitPolicy.NO_DEADLINE) ? this.clock.nowMicros() : UNREAD;
+	}
+
+	/**
+	 * Starts timing a store call, for the observers' latency; without observers nobody
+	 * reads the time, and it is not taken.
+	 */
+	private long startTimer() {
+		return (this.observers.length > 0) ? System.nanoTime() : 0;
+	}
+
+	private long elapsed(long started) {
+		return (this.observers.length > 0) ? System.nanoTime() - started : -1;
+	}
+
+	/**
+	 * Makes a final decision a result, tells the observers, and notes when a leaky bucket
+	 * delay lets the call proceed: it counts from when the store was asked, or, when the
+	 * clock was not read then, from now, which errs late by the store's latency, never
+	 * early.
+	 */
+	private Step step(PermitRequest request, Decision decision, long nanos, boolean waited, long askedAtMicros) {
 		Outcome outcome;
 		if (decision.allowed()) {
 			outcome = waited ? Outcome.WAITED : Outcome.ALLOWED;
@@ -338,7 +364,10 @@ public final class Acquirer {
 			}
 		}
 		long delay = decision.delayMicros();
-		return new Step(result, (delay > 0) ? decidedAtMicros + delay : NO_DELAY);
+		if (delay <= 0) {
+			return new Step(result, NO_DELAY);
+		}
+		return new Step(result, ((askedAtMicros != UNREAD) ? askedAtMicros : this.clock.nowMicros()) + delay);
 	}
 
 	private void failed(Bucket bucket, RuntimeException failure, long nanos) {

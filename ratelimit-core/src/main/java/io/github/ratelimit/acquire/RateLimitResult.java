@@ -15,7 +15,7 @@ import io.github.ratelimit.LimitSpec;
  * @param decision the store's last decision for it
  * @param outcome what became of the request
  * @param storeNanos how long the store took to make {@code decision}, or {@code -1} when
- * unknown
+ * not measured (an acquirer without observers does not time the store)
  * @author ratelimit-spring-boot-starter authors
  */
 public record RateLimitResult(PermitRequest request, Decision decision, Outcome outcome, long storeNanos) {

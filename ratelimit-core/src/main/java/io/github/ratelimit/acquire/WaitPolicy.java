@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.TimeSource;
 import io.github.ratelimit.store.RateLimitStore;
 
 /**
@@ -41,7 +42,7 @@ public final class WaitPolicy {
 	static final long MIN_RETRY_WAIT_MICROS = 1000;
 
 	/** A deadline that never passes. */
-	private static final long NO_DEADLINE = Long.MAX_VALUE;
+	static final long NO_DEADLINE = Long.MAX_VALUE;
 
 	private final boolean waitForPermits;
 
@@ -109,14 +110,16 @@ public final class WaitPolicy {
 	}
 
 	/**
-	 * Returns when waiting must end for a request that starts now.
-	 * @param nowMicros the time the request is first decided
-	 * @return the deadline, or {@link Long#MAX_VALUE} without a bound
+	 * Returns when waiting must end for a request that starts now. Reads the clock only
+	 * when there is a bound: most requests have none, and skip the read.
+	 * @param clock the clock
+	 * @return the deadline, or {@link #NO_DEADLINE} without a bound
 	 */
-	long deadline(long nowMicros) {
+	long deadline(TimeSource clock) {
 		if (this.maxWaitMicros < 0) {
 			return NO_DEADLINE;
 		}
+		long nowMicros = clock.nowMicros();
 		long deadline = nowMicros + this.maxWaitMicros;
 		return (deadline < nowMicros) ? NO_DEADLINE : deadline;
 	}

@@ -46,8 +46,9 @@ public interface Waiter {
 	Executor executor();
 
 	/**
-	 * Returns a waiter on the system clock whose continuations run on the common
-	 * fork-join pool.
+	 * Returns a waiter on the system's monotonic clock ({@link TimeSource#monotonic()},
+	 * which a wall clock step cannot shorten or stretch a wait by) whose continuations
+	 * run on the common fork-join pool.
 	 * @return the waiter
 	 */
 	static Waiter system() {
@@ -55,12 +56,13 @@ public interface Waiter {
 	}
 
 	/**
-	 * Returns a waiter on the system clock whose continuations run on {@code executor}.
+	 * Returns a waiter on the system's monotonic clock whose continuations run on
+	 * {@code executor}.
 	 * @param executor the executor, e.g. the application's task executor
 	 * @return the waiter
 	 */
 	static Waiter system(Executor executor) {
-		return system(executor, TimeSource.system());
+		return system(executor, TimeSource.monotonic());
 	}
 
 	/**
