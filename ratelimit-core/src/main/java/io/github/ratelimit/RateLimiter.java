@@ -4,12 +4,21 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.Acquisition;
+import io.github.ratelimit.acquire.Bucket;
+import io.github.ratelimit.acquire.LimitMode;
+import io.github.ratelimit.acquire.PermitRequest;
+import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.acquire.WaitPolicy;
 import io.github.ratelimit.store.RateLimitStore;
 
 /**
- * The direct API: one bucket's limits on a store, asked per key.
+ * The direct API: one bucket's limits, asked per key. It takes its permits through an
+ * {@link Acquirer}, like the filter and {@code @RateLimited}: the same waits, shadow mode
+ * and observers (in a Spring Boot application, {@code RateLimiters} hands out limiters on
+ * the application's acquirer, so their decisions reach the metrics and the endpoint).
  *
  * <pre>{@code
  * RateLimiter limiter = RateLimiter.builder(store)
@@ -17,7 +26,7 @@ import io.github.ratelimit.store.RateLimitStore;
  *     .limit(LimitSpec.of(20, "1s", Algorithm.GCRA))
  *     .build();
  *
- * if (limiter.tryAcquire(userId).allowed()) { ... }
+ * if (limiter.tryAcquire(userId).proceeds()) { ... }
  * limiter.acquire("", Duration.ofSeconds(2));   // waits for a permit, up to 2s
  * }</pre>
  *
@@ -25,55 +34,60 @@ import io.github.ratelimit.store.RateLimitStore;
  */
 public final class RateLimiter {
 
-	private final RateLimitStore store;
+	private final Acquirer acquirer;
 
-	private final String bucket;
+	private final Bucket bucket;
 
-	private final List<LimitSpec> limits;
-
-	private final TimeSource timeSource;
-
-	private final Sleeper sleeper;
-
-	private RateLimiter(Builder builder) {
-		this.store = builder.store;
-		this.bucket = builder.bucket;
-		this.limits = List.copyOf(builder.limits);
-		this.timeSource = builder.timeSource;
-		this.sleeper = builder.sleeper;
+	private RateLimiter(Acquirer acquirer, Bucket bucket) {
+		this.acquirer = Objects.requireNonNull(acquirer, "'acquirer' must not be null");
+		this.bucket = Objects.requireNonNull(bucket, "'bucket' must not be null");
 	}
 
 	/**
-	 * Starts a builder for a limiter on {@code store}.
+	 * Returns a limiter of {@code bucket} that takes its permits through
+	 * {@code acquirer}.
+	 * @param acquirer the acquirer (its store, waiter and observers)
+	 * @param bucket the bucket
+	 * @return the limiter
+	 */
+	public static RateLimiter of(Acquirer acquirer, Bucket bucket) {
+		return new RateLimiter(acquirer, bucket);
+	}
+
+	/**
+	 * Starts a builder for a limiter on {@code store}, with an acquirer of its own that
+	 * waits on the system clock and has no observers.
 	 * @param store the store holding the state
 	 * @return a new builder
 	 */
 	public static Builder builder(RateLimitStore store) {
-		return new Builder(store);
+		return new Builder(Acquirer.builder(store).build());
 	}
 
 	/**
-	 * Returns the bucket name.
+	 * Starts a builder for a limiter that takes its permits through {@code acquirer}.
+	 * @param acquirer the acquirer (its store, waiter and observers)
+	 * @return a new builder
+	 */
+	public static Builder builder(Acquirer acquirer) {
+		return new Builder(acquirer);
+	}
+
+	/**
+	 * Returns the bucket: its name, limits (in the order they are checked) and mode.
 	 * @return the bucket
 	 */
-	public String bucket() {
+	public Bucket bucket() {
 		return this.bucket;
 	}
 
 	/**
-	 * Returns the limits, in the order they are checked.
-	 * @return the limits
-	 */
-	public List<LimitSpec> limits() {
-		return this.limits;
-	}
-
-	/**
-	 * Takes one permit for {@code key} if every limit allows it; never waits.
+	 * Takes one permit for {@code key} if every limit allows it; never waits (a leaky
+	 * bucket {@link Decision#delay() delay} is the caller's to wait).
 	 * @param key the key, e.g. a user id; {@code ""} for one shared limit
-	 * @return the decision; check {@link Decision#allowed()}
+	 * @return the result; {@link RateLimitResult#proceeds()} tells whether to go on
 	 */
-	public Decision tryAcquire(String key) {
+	public RateLimitResult tryAcquire(String key) {
 		return tryAcquire(key, 1);
 	}
 
@@ -81,52 +95,48 @@ public final class RateLimiter {
 	 * Takes {@code cost} permits for {@code key} if every limit allows them; never waits.
 	 * @param key the key
 	 * @param cost the permits, at least 1
-	 * @return the decision; check {@link Decision#allowed()}
+	 * @return the result; {@link RateLimitResult#proceeds()} tells whether to go on
 	 */
-	public Decision tryAcquire(String key, long cost) {
-		return this.store.decide(this.bucket, key, this.limits, cost);
+	public RateLimitResult tryAcquire(String key, long cost) {
+		return this.acquirer.tryAcquire(PermitRequest.of(this.bucket, key, cost));
 	}
 
 	/**
 	 * Takes one permit for {@code key}, waiting up to {@code maxWait} for it.
 	 * @param key the key
 	 * @param maxWait the longest wait
-	 * @return the allowing decision, after any wait it required
+	 * @return the result, after any wait it required
 	 * @throws RateLimitExceededException when no permit can be had within {@code maxWait}
-	 * @throws InterruptedException when interrupted while waiting
+	 * @throws InterruptedException when interrupted while waiting for the permit
 	 */
-	public Decision acquire(String key, Duration maxWait) throws InterruptedException {
+	public RateLimitResult acquire(String key, Duration maxWait) throws InterruptedException {
 		return acquire(key, 1, maxWait);
 	}
 
 	/**
 	 * Takes {@code cost} permits for {@code key}, waiting up to {@code maxWait} for them.
 	 * A wait that is known up front to end past {@code maxWait} is not started: the call
-	 * fails at once. Leaky bucket delays count against {@code maxWait} too.
+	 * fails at once. A leaky bucket delay counts against {@code maxWait} too, and is
+	 * waited before returning, whatever interrupts come meanwhile (the slot is taken).
 	 * @param key the key
 	 * @param cost the permits, at least 1
 	 * @param maxWait the longest wait
-	 * @return the allowing decision, after any wait it required
+	 * @return the result, after any wait it required
 	 * @throws RateLimitExceededException when no permit can be had within {@code maxWait}
-	 * @throws InterruptedException when interrupted while waiting
+	 * @throws InterruptedException when interrupted while waiting for the permit
 	 */
-	public Decision acquire(String key, long cost, Duration maxWait) throws InterruptedException {
-		long budget = toMicros(Objects.requireNonNull(maxWait, "'maxWait' must not be null"));
-		long deadline = saturatedAdd(this.timeSource.nowMicros(), budget);
-		while (true) {
-			long left = Math.max(0, deadline - this.timeSource.nowMicros());
-			Decision decision = this.store.decide(this.bucket, key, this.limits, cost, left);
-			if (decision.allowed()) {
-				if (decision.delayMicros() > 0) {
-					this.sleeper.sleepMicros(decision.delayMicros());
-				}
-				return decision;
+	public RateLimitResult acquire(String key, long cost, Duration maxWait) throws InterruptedException {
+		PermitRequest request = new PermitRequest(this.bucket, key, this.bucket.limits(), cost,
+				WaitPolicy.waitUpTo(maxWait));
+		Acquisition acquisition = this.acquirer.acquire(List.of(request));
+		if (!acquisition.granted()) {
+			if (Thread.interrupted()) {
+				throw new InterruptedException(
+						"Interrupted while waiting for a permit of bucket '" + this.bucket.name() + "'");
 			}
-			if (!decision.retryable() || decision.retryAfterMicros() > left || queueOutlasts(decision, left)) {
-				throw new RateLimitExceededException(this.bucket, decision);
-			}
-			this.sleeper.sleepMicros(Math.max(1, decision.retryAfterMicros()));
+			throw acquisition.exception();
 		}
+		return acquisition.results().get(0);
 	}
 
 	/**
@@ -135,7 +145,7 @@ public final class RateLimiter {
 	 * @param cost the permits, at least 1
 	 */
 	public void refund(String key, long cost) {
-		this.store.refund(this.bucket, key, this.limits, cost);
+		this.acquirer.refund(PermitRequest.of(this.bucket, key, cost));
 	}
 
 	/**
@@ -144,7 +154,7 @@ public final class RateLimiter {
 	 * @return the state as a decision
 	 */
 	public Decision peek(String key) {
-		return this.store.peek(this.bucket, key, this.limits);
+		return this.acquirer.store().peek(this.bucket.name(), key, this.bucket.limits());
 	}
 
 	/**
@@ -152,62 +162,12 @@ public final class RateLimiter {
 	 * @param key the key
 	 */
 	public void reset(String key) {
-		this.store.reset(this.bucket, key, this.limits);
+		this.acquirer.store().reset(this.bucket.name(), key, this.bucket.limits());
 	}
 
-	/**
-	 * A leaky bucket slot comes no sooner than its queue drains, however long the caller
-	 * waits first: when that is past the deadline, waiting cannot help.
-	 */
-	private static boolean queueOutlasts(Decision decision, long left) {
-		for (Decision limit : decision.limits()) {
-			LimitSpec spec = limit.spec();
-			if (!limit.allowed() && spec != null && spec.algorithm() == Algorithm.LEAKY_BUCKET
-					&& limit.resetAfterMicros() > left) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	private static long toMicros(Duration duration) {
-		if (duration.isNegative()) {
-			throw new IllegalArgumentException("maxWait must not be negative but was " + duration);
-		}
-		try {
-			return TimeUnit.NANOSECONDS.toMicros(duration.toNanos());
-		}
-		catch (ArithmeticException ex) {
-			return Long.MAX_VALUE;
-		}
-	}
-
-	private static long saturatedAdd(long a, long b) {
-		long sum = a + b;
-		return (((a ^ sum) & (b ^ sum)) < 0) ? Long.MAX_VALUE : sum;
-	}
-
-	/**
-	 * How {@link #acquire} waits; replaced in tests to advance a manual clock instead.
-	 */
-	@FunctionalInterface
-	public interface Sleeper {
-
-		/**
-		 * Waits.
-		 * @param micros how long
-		 * @throws InterruptedException when interrupted
-		 */
-		void sleepMicros(long micros) throws InterruptedException;
-
-		/**
-		 * Returns a sleeper that blocks the thread.
-		 * @return the thread sleeper
-		 */
-		static Sleeper threadSleep() {
-			return (micros) -> TimeUnit.MICROSECONDS.sleep(micros);
-		}
-
+	@Override
+	public String toString() {
+		return "RateLimiter " + this.bucket;
 	}
 
 	/**
@@ -215,18 +175,16 @@ public final class RateLimiter {
 	 */
 	public static final class Builder {
 
-		private final RateLimitStore store;
+		private final Acquirer acquirer;
 
 		private String bucket = "default";
 
 		private final List<LimitSpec> limits = new ArrayList<>();
 
-		private TimeSource timeSource = TimeSource.system();
+		private LimitMode mode = LimitMode.ENFORCE;
 
-		private Sleeper sleeper = Sleeper.threadSleep();
-
-		private Builder(RateLimitStore store) {
-			this.store = Objects.requireNonNull(store, "'store' must not be null");
+		private Builder(Acquirer acquirer) {
+			this.acquirer = Objects.requireNonNull(acquirer, "'acquirer' must not be null");
 		}
 
 		/**
@@ -253,22 +211,12 @@ public final class RateLimiter {
 		}
 
 		/**
-		 * Sets the clock used to measure {@code maxWait}; the system clock otherwise.
-		 * @param timeSource the clock
+		 * Sets whether rejections are enforced; {@link LimitMode#ENFORCE} otherwise.
+		 * @param mode the mode
 		 * @return this builder
 		 */
-		public Builder timeSource(TimeSource timeSource) {
-			this.timeSource = Objects.requireNonNull(timeSource, "'timeSource' must not be null");
-			return this;
-		}
-
-		/**
-		 * Sets how {@code acquire} waits; {@link Sleeper#threadSleep()} otherwise.
-		 * @param sleeper the sleeper
-		 * @return this builder
-		 */
-		public Builder sleeper(Sleeper sleeper) {
-			this.sleeper = Objects.requireNonNull(sleeper, "'sleeper' must not be null");
+		public Builder mode(LimitMode mode) {
+			this.mode = Objects.requireNonNull(mode, "'mode' must not be null");
 			return this;
 		}
 
@@ -282,7 +230,7 @@ public final class RateLimiter {
 				throw new IllegalArgumentException(
 						"a RateLimiter needs at least one limit (bucket '" + this.bucket + "')");
 			}
-			return new RateLimiter(this);
+			return new RateLimiter(this.acquirer, new Bucket(this.bucket, this.limits, this.mode));
 		}
 
 	}

@@ -8,6 +8,8 @@ import com.tngtech.archunit.lang.ArchRule;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.ManualWaiter;
 import io.github.ratelimit.algorithm.Meter;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
@@ -36,6 +38,8 @@ class ArchitectureTests {
 		assertThat(classes.contain(Meter.class)).isTrue();
 		assertThat(classes.contain(RateLimitStore.class)).isTrue();
 		assertThat(classes.contain(InMemoryRateLimitStore.class)).isTrue();
+		assertThat(classes.contain(Acquirer.class)).isTrue();
+		assertThat(classes.contain(ManualWaiter.class)).as("test support is left out").isFalse();
 		assertThat(classes.contain(ManualTimeSource.class)).as("test classes are left out").isFalse();
 		assertThat(classes.contain(ArchitectureTests.class)).isFalse();
 	}
@@ -62,6 +66,20 @@ class ArchitectureTests {
 		rule.check(classes);
 		assertThat(dependsOn(Meter.class, Decision.class.getName()))
 			.as("the algorithms' dependencies are seen (on Decision)")
+			.isTrue();
+	}
+
+	@Test
+	void acquisitionKnowsStoresOnlyThroughTheirInterface() {
+		ArchRule rule = noClasses().that()
+			.resideInAPackage("io.github.ratelimit.acquire..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("io.github.ratelimit.store.memory..", "io.github.ratelimit.algorithm..")
+			.allowEmptyShould(false);
+		rule.check(classes);
+		assertThat(dependsOn(Acquirer.class, RateLimitStore.class.getName()))
+			.as("the acquirer's dependencies are seen (on the store SPI)")
 			.isTrue();
 	}
 

@@ -1,11 +1,19 @@
 package io.github.ratelimit;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.LimitMode;
+import io.github.ratelimit.acquire.ManualWaiter;
+import io.github.ratelimit.acquire.Outcome;
+import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.acquire.RecordingObserver;
+import io.github.ratelimit.acquire.Waiter;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 
 /**
  * Tests for {@link RateLimiter} on an {@link InMemoryRateLimitStore} driven by a
- * {@link ManualTimeSource}; its sleeper records each wait and moves the clock by it.
+ * {@link ManualTimeSource}; its waiter records each wait and moves the clock by it.
  */
 class RateLimiterTests {
 
@@ -32,51 +40,52 @@ class RateLimiterTests {
 
 	private final ManualTimeSource time = new ManualTimeSource(START);
 
-	private final List<Long> sleeps = new CopyOnWriteArrayList<>();
+	private final ManualWaiter waiter = new ManualWaiter(this.time);
 
 	private final InMemoryRateLimitStore store = InMemoryRateLimitStore.builder()
 		.timeSource(this.time)
 		.executor(Runnable::run)
 		.build();
 
+	private final RecordingObserver observer = new RecordingObserver();
+
+	private final Acquirer acquirer = Acquirer.builder(this.store).waiter(this.waiter).observer(this.observer).build();
+
+	@AfterEach
+	void clearInterrupt() {
+		Thread.interrupted();
+	}
+
 	private RateLimiter limiter(LimitSpec... limits) {
-		RateLimiter.Builder builder = RateLimiter.builder(this.store)
-			.bucket("api")
-			.timeSource(this.time)
-			.sleeper(this::sleep);
+		RateLimiter.Builder builder = RateLimiter.builder(this.acquirer).bucket("api");
 		for (LimitSpec limit : limits) {
 			builder.limit(limit);
 		}
 		return builder.build();
 	}
 
-	private void sleep(long micros) {
-		this.sleeps.add(micros);
-		this.time.advanceMicros(micros);
-	}
-
 	@Test
 	void tryAcquireTakesOnePermitUntilTheLimitIsSpent() {
 		RateLimiter limiter = limiter(THREE_PER_3S);
-		assertThat(limiter.tryAcquire("alice").remaining()).isEqualTo(2);
-		assertThat(limiter.tryAcquire("alice").remaining()).isEqualTo(1);
-		assertThat(limiter.tryAcquire("alice").remaining()).isZero();
-		Decision rejected = limiter.tryAcquire("alice");
+		assertThat(limiter.tryAcquire("alice").decision().remaining()).isEqualTo(2);
+		assertThat(limiter.tryAcquire("alice").decision().remaining()).isEqualTo(1);
+		assertThat(limiter.tryAcquire("alice").decision().remaining()).isZero();
+		Decision rejected = limiter.tryAcquire("alice").decision();
 		assertThat(rejected.allowed()).isFalse();
 		assertThat(rejected.retryAfterMicros()).isEqualTo(SECOND);
-		assertThat(limiter.tryAcquire("bob").allowed()).as("keys are independent").isTrue();
-		assertThat(this.sleeps).isEmpty();
+		assertThat(limiter.tryAcquire("bob").proceeds()).as("keys are independent").isTrue();
+		assertThat(this.waiter.sleeps()).isEmpty();
 	}
 
 	@Test
 	void tryAcquireWithCostTakesThatManyPermitsOrNone() {
 		RateLimiter limiter = limiter(THREE_PER_3S);
-		assertThat(limiter.tryAcquire("alice", 2).remaining()).isEqualTo(1);
-		Decision rejected = limiter.tryAcquire("alice", 2);
+		assertThat(limiter.tryAcquire("alice", 2).decision().remaining()).isEqualTo(1);
+		Decision rejected = limiter.tryAcquire("alice", 2).decision();
 		assertThat(rejected.allowed()).isFalse();
 		assertThat(rejected.remaining()).isEqualTo(1);
 		assertThat(rejected.retryAfterMicros()).isEqualTo(SECOND);
-		assertThat(limiter.tryAcquire("alice", 1).allowed()).as("the rejection took nothing").isTrue();
+		assertThat(limiter.tryAcquire("alice", 1).proceeds()).as("the rejection took nothing").isTrue();
 	}
 
 	@Test
@@ -108,7 +117,7 @@ class RateLimiterTests {
 		assertThat(peeked.remaining()).isEqualTo(2);
 		limiter.tryAcquire("alice", 2);
 		assertThat(limiter.peek("alice").allowed()).isFalse();
-		assertThat(limiter.tryAcquire("alice").allowed()).isFalse();
+		assertThat(limiter.tryAcquire("alice").proceeds()).isFalse();
 	}
 
 	@Test
@@ -124,19 +133,19 @@ class RateLimiterTests {
 	@Test
 	void acquireWithAPermitAvailableDoesNotWait() throws InterruptedException {
 		RateLimiter limiter = limiter(THREE_PER_3S);
-		Decision decision = limiter.acquire("alice", Duration.ZERO);
+		Decision decision = limiter.acquire("alice", Duration.ZERO).decision();
 		assertThat(decision.allowed()).isTrue();
 		assertThat(decision.remaining()).isEqualTo(2);
-		assertThat(this.sleeps).isEmpty();
+		assertThat(this.waiter.sleeps()).isEmpty();
 	}
 
 	@Test
 	void acquireWaitsExactlyRetryAfterThenSucceeds() throws InterruptedException {
 		RateLimiter limiter = limiter(THREE_PER_3S);
 		limiter.tryAcquire("alice", 3);
-		Decision decision = limiter.acquire("alice", Duration.ofSeconds(5));
+		Decision decision = limiter.acquire("alice", Duration.ofSeconds(5)).decision();
 		assertThat(decision.allowed()).isTrue();
-		assertThat(this.sleeps).containsExactly(SECOND);
+		assertThat(this.waiter.sleeps()).containsExactly(SECOND);
 		assertThat(this.time.nowMicros()).isEqualTo(START + SECOND);
 		assertThat(limiter.peek("alice").remaining()).as("the refilled permit was taken").isZero();
 	}
@@ -145,16 +154,16 @@ class RateLimiterTests {
 	void acquireWithCostWaitsForAllItsPermits() throws InterruptedException {
 		RateLimiter limiter = limiter(THREE_PER_3S);
 		limiter.tryAcquire("alice", 3);
-		assertThat(limiter.acquire("alice", 2, Duration.ofSeconds(2)).allowed()).isTrue();
-		assertThat(this.sleeps).containsExactly(2 * SECOND);
+		assertThat(limiter.acquire("alice", 2, Duration.ofSeconds(2)).proceeds()).isTrue();
+		assertThat(this.waiter.sleeps()).containsExactly(2 * SECOND);
 	}
 
 	@Test
 	void acquireWithMaxWaitEqualToRetryAfterSucceeds() throws InterruptedException {
 		RateLimiter limiter = limiter(THREE_PER_3S);
 		limiter.tryAcquire("alice", 3);
-		assertThat(limiter.acquire("alice", Duration.ofSeconds(1)).allowed()).isTrue();
-		assertThat(this.sleeps).containsExactly(SECOND);
+		assertThat(limiter.acquire("alice", Duration.ofSeconds(1)).proceeds()).isTrue();
+		assertThat(this.waiter.sleeps()).containsExactly(SECOND);
 	}
 
 	@Test
@@ -168,7 +177,7 @@ class RateLimiterTests {
 				assertThat(ex.getDecision().allowed()).isFalse();
 				assertThat(ex.getDecision().retryAfterMicros()).isEqualTo(SECOND);
 			});
-		assertThat(this.sleeps).isEmpty();
+		assertThat(this.waiter.sleeps()).isEmpty();
 		assertThat(this.time.nowMicros()).isEqualTo(START);
 	}
 
@@ -180,7 +189,7 @@ class RateLimiterTests {
 			.withMessageContaining("'api'")
 			.withMessageContaining("waiting will not help")
 			.satisfies((ex) -> assertThat(ex.getDecision().retryable()).isFalse());
-		assertThat(this.sleeps).isEmpty();
+		assertThat(this.waiter.sleeps()).isEmpty();
 		assertThat(limiter.peek("alice").remaining()).isEqualTo(3);
 	}
 
@@ -195,13 +204,13 @@ class RateLimiterTests {
 	@Test
 	void leakyBucketAcquireSleepsTheDecisionsDelay() throws InterruptedException {
 		RateLimiter limiter = limiter(LEAKY_10_PER_1S);
-		assertThat(limiter.acquire("alice", Duration.ofSeconds(1)).delayMicros()).as("empty queue").isZero();
-		Decision second = limiter.acquire("alice", Duration.ofSeconds(1));
+		assertThat(limiter.acquire("alice", Duration.ofSeconds(1)).decision().delayMicros()).as("empty queue").isZero();
+		Decision second = limiter.acquire("alice", Duration.ofSeconds(1)).decision();
 		assertThat(second.allowed()).isTrue();
 		assertThat(second.delayMicros()).isEqualTo(100 * MILLI);
-		Decision third = limiter.acquire("alice", Duration.ofSeconds(1));
+		Decision third = limiter.acquire("alice", Duration.ofSeconds(1)).decision();
 		assertThat(third.delayMicros()).isEqualTo(100 * MILLI);
-		assertThat(this.sleeps).as("one slot every 100ms").containsExactly(100 * MILLI, 100 * MILLI);
+		assertThat(this.waiter.sleeps()).as("one slot every 100ms").containsExactly(100 * MILLI, 100 * MILLI);
 		assertThat(this.time.nowMicros()).isEqualTo(START + 200 * MILLI);
 	}
 
@@ -215,7 +224,7 @@ class RateLimiterTests {
 		assertThatExceptionOfType(RateLimitExceededException.class)
 			.isThrownBy(() -> limiter.acquire("alice", Duration.ofMillis(200)))
 			.satisfies((ex) -> assertThat(ex.getDecision().allowed()).isFalse());
-		assertThat(this.sleeps).isEmpty();
+		assertThat(this.waiter.sleeps()).isEmpty();
 		assertThat(limiter.peek("alice").remaining()).isEqualTo(5);
 	}
 
@@ -229,25 +238,79 @@ class RateLimiterTests {
 		// be enough, which is known before any wait starts.
 		assertThatExceptionOfType(RateLimitExceededException.class)
 			.isThrownBy(() -> limiter.acquire("alice", Duration.ofMillis(200)));
-		assertThat(this.sleeps).as("waits started before failing").isEmpty();
+		assertThat(this.waiter.sleeps()).as("waits started before failing").isEmpty();
 		assertThat(this.time.nowMicros()).isEqualTo(START);
 	}
 
 	@Test
-	void interruptedSleepPropagatesInterruptedException() {
-		RateLimiter limiter = RateLimiter.builder(this.store)
+	void interruptedWaitForAPermitThrowsInterruptedExceptionAndTakesNothing() {
+		Waiter interrupted = new Waiter() {
+
+			@Override
+			public TimeSource clock() {
+				return RateLimiterTests.this.time;
+			}
+
+			@Override
+			public void sleep(long micros) throws InterruptedException {
+				throw new InterruptedException("stop");
+			}
+
+			@Override
+			public CompletionStage<Void> delay(long micros) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public Executor executor() {
+				return Runnable::run;
+			}
+
+		};
+		RateLimiter limiter = RateLimiter.builder(Acquirer.builder(this.store).waiter(interrupted).build())
 			.bucket("api")
 			.limit(THREE_PER_3S)
-			.timeSource(this.time)
-			.sleeper((micros) -> {
-				throw new InterruptedException("stop");
-			})
 			.build();
 		limiter.tryAcquire("alice", 3);
 		assertThatExceptionOfType(InterruptedException.class)
 			.isThrownBy(() -> limiter.acquire("alice", Duration.ofSeconds(5)))
-			.withMessage("stop");
+			.withMessageContaining("'api'");
+		assertThat(Thread.currentThread().isInterrupted()).as("cleared, as InterruptedException does").isFalse();
 		assertThat(limiter.peek("alice").remaining()).isZero();
+	}
+
+	@Test
+	void acquireThatWaitedIsObservedAsWaitedAndTryAcquireAsAllowedOrRejected() throws InterruptedException {
+		RateLimiter limiter = limiter(THREE_PER_3S);
+		limiter.tryAcquire("alice", 3);
+		limiter.tryAcquire("alice");
+		assertThat(limiter.acquire("alice", Duration.ofSeconds(5)).outcome()).isEqualTo(Outcome.WAITED);
+		assertThat(this.observer.outcomes()).containsExactly(Outcome.ALLOWED, Outcome.REJECTED, Outcome.WAITED);
+	}
+
+	@Test
+	void shadowBucketLetsEveryCallProceedAndTakesNothingWhenOver() throws InterruptedException {
+		RateLimiter limiter = RateLimiter.builder(this.acquirer)
+			.bucket("trial")
+			.limit(THREE_PER_3S)
+			.mode(LimitMode.SHADOW)
+			.build();
+		limiter.tryAcquire("alice", 3);
+		RateLimitResult over = limiter.tryAcquire("alice");
+		assertThat(over.proceeds()).isTrue();
+		assertThat(over.outcome()).isEqualTo(Outcome.SHADOW_REJECTED);
+		assertThat(over.decision().allowed()).as("what enforcing would have said").isFalse();
+		assertThat(limiter.acquire("alice", Duration.ofSeconds(5)).outcome()).isEqualTo(Outcome.SHADOW_REJECTED);
+		assertThat(this.waiter.sleeps()).as("a shadow rejection is not waited out").isEmpty();
+	}
+
+	@Test
+	void ownAcquirerOnAStoreWorksWithoutAnyWaiterOrObserver() {
+		RateLimiter limiter = RateLimiter.builder(this.store).bucket("plain").limit(THREE_PER_3S).build();
+		assertThat(limiter.tryAcquire("alice", 3).proceeds()).isTrue();
+		assertThat(limiter.tryAcquire("alice").proceeds()).isFalse();
+		assertThat(limiter.bucket().mode()).isEqualTo(LimitMode.ENFORCE);
+		assertThat(limiter).hasToString("RateLimiter plain [" + THREE_PER_3S + "]");
 	}
 
 	@Test
@@ -260,8 +323,8 @@ class RateLimiterTests {
 	void builderDefaultsTheBucketAndKeepsLimitsInOrder() {
 		LimitSpec perMinute = LimitSpec.of(100, "1m", Algorithm.FIXED_WINDOW);
 		RateLimiter limiter = RateLimiter.builder(this.store).limit(THREE_PER_3S).limit(perMinute).build();
-		assertThat(limiter.bucket()).isEqualTo("default");
-		assertThat(limiter.limits()).containsExactly(THREE_PER_3S, perMinute);
+		assertThat(limiter.bucket().name()).isEqualTo("default");
+		assertThat(limiter.bucket().limits()).containsExactly(THREE_PER_3S, perMinute);
 	}
 
 	@Test
@@ -274,7 +337,7 @@ class RateLimiterTests {
 	void exceptionMessageNamesTheBucketTheLimitAndTheRetryAfter() {
 		RateLimiter limiter = limiter(LimitSpec.of(2, "3s", Algorithm.GCRA));
 		limiter.tryAcquire("alice", 2);
-		Decision rejected = limiter.tryAcquire("alice");
+		Decision rejected = limiter.tryAcquire("alice").decision();
 		assertThat(rejected.retryAfterMicros()).isEqualTo(1_500 * MILLI);
 		RateLimitExceededException ex = new RateLimitExceededException("api", rejected);
 		assertThat(ex).hasMessageContaining("'api'")

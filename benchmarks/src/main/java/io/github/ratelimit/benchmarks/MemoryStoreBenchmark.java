@@ -1,6 +1,7 @@
 package io.github.ratelimit.benchmarks;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
@@ -116,7 +117,16 @@ public class MemoryStoreBenchmark {
 					.bucket("api")
 					.limit(LimitSpec.of(limit, WINDOW, Algorithm.TOKEN_BUCKET))
 					.build();
-				return (key) -> ours.tryAcquire(key).allowed();
+				return (key) -> ours.tryAcquire(key).proceeds();
+			case "store":
+				// Diagnostic, not run by run.sh: the store's decide called directly,
+				// which
+				// is what RateLimiter.tryAcquire did before it went through the Acquirer.
+				// Against "ours", what the acquisition path (request, result, observers)
+				// costs.
+				this.store = InMemoryRateLimitStore.builder().build();
+				List<LimitSpec> limits = List.of(LimitSpec.of(limit, WINDOW, Algorithm.TOKEN_BUCKET));
+				return (key) -> this.store.decide("api", key, limits, 1).allowed();
 			case "meter-chm":
 				// Diagnostic, not run by run.sh: our algorithm (the same Meter the store
 				// uses) in a plain ConcurrentHashMap under a per-key lock, without the

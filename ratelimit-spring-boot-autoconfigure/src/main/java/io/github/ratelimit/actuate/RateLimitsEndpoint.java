@@ -14,10 +14,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.Durations;
 import io.github.ratelimit.LimitSpec;
-import io.github.ratelimit.spring.BucketDefinition;
-import io.github.ratelimit.spring.BucketRegistry;
-import io.github.ratelimit.spring.Outcome;
-import io.github.ratelimit.spring.RateLimitStatistics;
+import io.github.ratelimit.acquire.Outcome;
+import io.github.ratelimit.bucket.BucketDefinition;
+import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.status.StoreStatus;
 import io.github.ratelimit.status.StoreStatusSource;
 import io.github.ratelimit.store.RateLimitStore;
@@ -66,7 +65,7 @@ public class RateLimitsEndpoint {
 			RateLimitStatistics.Counts counts = this.statistics.get(bucket.name());
 			buckets.add(new BucketDescriptor(bucket.name(), bucket.source().name().toLowerCase(Locale.ROOT),
 					bucket.mode().name().toLowerCase(Locale.ROOT), limits(bucket.limits()),
-					counts.count(Outcome.ALLOWED), counts.count(Outcome.REJECTED),
+					counts.count(Outcome.ALLOWED), counts.count(Outcome.WAITED), counts.count(Outcome.REJECTED),
 					counts.count(Outcome.SHADOW_REJECTED), counts.count(Outcome.ERROR)));
 		}
 		StoreStatus status = this.status.status();
@@ -158,13 +157,15 @@ public class RateLimitsEndpoint {
 	 * {@code programmatic}
 	 * @param mode {@code enforce} or {@code shadow}
 	 * @param limits the limits
-	 * @param allowed allowed requests since startup
-	 * @param rejected rejected requests since startup
+	 * @param allowed requests allowed at once since startup
+	 * @param waited requests allowed after waiting for a permit ({@code onLimit = WAIT},
+	 * {@code RateLimiter.acquire}) since startup
+	 * @param rejected rejected requests since startup (after any wait)
 	 * @param shadowRejected requests a shadow bucket would have rejected
 	 * @param errors requests the store could not decide
 	 */
 	public record BucketDescriptor(String name, String source, String mode, List<LimitDescriptor> limits, long allowed,
-			long rejected, long shadowRejected, long errors) {
+			long waited, long rejected, long shadowRejected, long errors) {
 	}
 
 	/**

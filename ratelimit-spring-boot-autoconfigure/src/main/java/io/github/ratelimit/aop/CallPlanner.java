@@ -1,7 +1,5 @@
 package io.github.ratelimit.aop;
 
-import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,9 +9,14 @@ import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 
 import io.github.ratelimit.LimitSpec;
-import io.github.ratelimit.spring.NullKeyPolicy;
-import io.github.ratelimit.spring.RateLimitExpressions;
-import io.github.ratelimit.spring.RateLimitExpressions.InvalidExpressionException;
+import io.github.ratelimit.acquire.Acquisition;
+import io.github.ratelimit.acquire.PermitRequest;
+import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.aop.operation.RateLimitedMethod;
+import io.github.ratelimit.aop.operation.RateLimitedOperation;
+import io.github.ratelimit.expression.NullKeyPolicy;
+import io.github.ratelimit.expression.RateLimitExpressions;
+import io.github.ratelimit.expression.RateLimitExpressions.InvalidExpressionException;
 
 /**
  * Evaluates an operation's expressions for one call and checks their values: whether to
@@ -37,32 +40,49 @@ final class CallPlanner {
 	 * Plans every operation of a call that applies to it.
 	 * @param method the method
 	 * @param context the call's context
-	 * @return the planned limits in order; empty when the call is not limited
+	 * @return the plan; empty when the call is not limited
 	 */
-	List<PlannedLimit> plan(RateLimitedMethod method, EvaluationContext context) {
-		List<PlannedLimit> planned = new ArrayList<>(method.operations().size());
+	CallPlan plan(RateLimitedMethod method, EvaluationContext context) {
+		int size = method.operations().size();
+		List<RateLimitedOperation> operations = new ArrayList<>(size);
+		List<PermitRequest> requests = new ArrayList<>(size);
 		for (RateLimitedOperation operation : method.operations()) {
-			PlannedLimit limit = plan(operation, context);
-			if (limit != null) {
-				planned.add(limit);
+			PermitRequest request = request(operation, context);
+			if (request != null) {
+				operations.add(operation);
+				requests.add(request);
 			}
 		}
-		return planned;
+		return new CallPlan(operations, requests);
 	}
 
 	/**
-	 * Returns whether {@code refundWhen} asks to give this call's permits back; the
-	 * context must hold the outcome already.
-	 * @param operation the operation
+	 * Returns the results whose permits {@code refundWhen} asks to give back, given how
+	 * the call ended.
+	 * @param plan the call's plan
+	 * @param acquisition its granted acquisition
 	 * @param context the call's context
-	 * @return {@code true} to refund
+	 * @param result what the method returned (for a stage or publisher, the value it
+	 * completed with)
+	 * @param exception what it threw, or {@code null}
+	 * @return the results to give back
+	 * @throws RuntimeException when a {@code refundWhen} cannot be evaluated
 	 */
-	boolean refundWanted(RateLimitedOperation operation, EvaluationContext context) {
-		Expression refundWhen = operation.refundWhen();
-		return refundWhen != null && isTrue(refundWhen, context, operation.where("refundWhen"));
+	List<RateLimitResult> refundsWanted(CallPlan plan, Acquisition acquisition, RateLimitedEvaluationContext context,
+			@Nullable Object result, @Nullable Throwable exception) {
+		context.setOutcome(result, exception);
+		List<RateLimitResult> wanted = new ArrayList<>(plan.operations().size());
+		for (int i = 0; i < plan.operations().size(); i++) {
+			RateLimitedOperation operation = plan.operations().get(i);
+			Expression refundWhen = operation.refundWhen();
+			if (refundWhen != null && isTrue(refundWhen, context, operation.where("refundWhen"))) {
+				wanted.add(acquisition.results().get(i));
+			}
+		}
+		return wanted;
 	}
 
-	private @Nullable PlannedLimit plan(RateLimitedOperation operation, EvaluationContext context) {
+	private @Nullable PermitRequest request(RateLimitedOperation operation, EvaluationContext context) {
 		Expression skipWhen = operation.skipWhen();
 		if (skipWhen != null && isTrue(skipWhen, context, operation.where("skipWhen"))) {
 			return null;
@@ -73,7 +93,7 @@ final class CallPlanner {
 		}
 		long cost = cost(operation, context);
 		List<LimitSpec> limits = limits(operation, context);
-		return new PlannedLimit(operation, key, limits, cost);
+		return new PermitRequest(operation.bucket().bucket(), key, limits, cost, operation.waitPolicy());
 	}
 
 	private @Nullable String key(RateLimitedOperation operation, EvaluationContext context) {
@@ -99,7 +119,7 @@ final class CallPlanner {
 			return operation.fixedCost();
 		}
 		Object value = evaluate(expression, context, operation.where("cost"));
-		Long cost = wholeNumber(value);
+		Long cost = RateLimitExpressions.wholeNumber(value);
 		if (cost == null || cost < 1) {
 			throw new IllegalArgumentException(operation.where("cost") + ": '" + expression.getExpressionString()
 					+ "' must evaluate to a whole number >= 1 but was " + describe(value));
@@ -114,7 +134,7 @@ final class CallPlanner {
 			return operation.bucket().limits();
 		}
 		Object value = evaluate(expression, context, operation.where("limitExpression"));
-		Long limit = wholeNumber(value);
+		Long limit = RateLimitExpressions.wholeNumber(value);
 		if (limit == null || limit < 1) {
 			throw new IllegalArgumentException(
 					operation.where("limitExpression") + ": '" + expression.getExpressionString()
@@ -144,43 +164,6 @@ final class CallPlanner {
 			// that the failure can be traced to the annotation.
 			throw new IllegalStateException(
 					"SpEL '" + expression.getExpressionString() + "' in " + where + " failed: " + ex, ex);
-		}
-	}
-
-	/**
-	 * Converts a number or numeric text to a long, when it is whole and fits.
-	 * @param value the value
-	 * @return the number, or {@code null} when it is not a whole number
-	 */
-	static @Nullable Long wholeNumber(@Nullable Object value) {
-		if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
-			return ((Number) value).longValue();
-		}
-		BigDecimal decimal;
-		try {
-			if (value instanceof BigDecimal number) {
-				decimal = number;
-			}
-			else if (value instanceof BigInteger number) {
-				decimal = new BigDecimal(number);
-			}
-			else if (value instanceof Double || value instanceof Float) {
-				double number = ((Number) value).doubleValue();
-				if (!Double.isFinite(number)) {
-					return null;
-				}
-				decimal = BigDecimal.valueOf(number);
-			}
-			else if (value instanceof CharSequence text) {
-				decimal = new BigDecimal(text.toString().trim());
-			}
-			else {
-				return null;
-			}
-			return decimal.stripTrailingZeros().longValueExact();
-		}
-		catch (ArithmeticException | NumberFormatException ex) {
-			return null;
 		}
 	}
 

@@ -7,6 +7,7 @@ import org.springframework.aop.support.AbstractBeanFactoryPointcutAdvisor;
 import org.springframework.core.Ordered;
 
 import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.aop.operation.RateLimitedOperationSource;
 
 /**
  * Applies the {@link RateLimitedInterceptor} to every method with

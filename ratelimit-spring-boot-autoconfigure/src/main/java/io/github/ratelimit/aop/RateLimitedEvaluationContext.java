@@ -11,7 +11,8 @@ import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.BeanResolver;
 import org.springframework.expression.PropertyAccessor;
 
-import io.github.ratelimit.spring.CachingPropertyAccessor;
+import io.github.ratelimit.aop.operation.RateLimitedMethod;
+import io.github.ratelimit.expression.CachingPropertyAccessor;
 
 /**
  * The SpEL context of one call: the arguments by name (and as {@code #p0}/{@code #a0}),

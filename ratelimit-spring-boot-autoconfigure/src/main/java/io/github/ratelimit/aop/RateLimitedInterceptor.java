@@ -1,11 +1,9 @@
 package io.github.ratelimit.aop;
 
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 import org.aopalliance.intercept.MethodInterceptor;
@@ -15,16 +13,19 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.util.ClassUtils;
 
-import io.github.ratelimit.TimeSource;
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.Acquisition;
 import io.github.ratelimit.annotation.RateLimited;
-import io.github.ratelimit.spring.NullKeyPolicy;
-import io.github.ratelimit.spring.RateLimitService;
+import io.github.ratelimit.aop.operation.RateLimitedMethod;
+import io.github.ratelimit.aop.operation.RateLimitedOperationSource;
+import io.github.ratelimit.aop.operation.ReturnKind;
+import io.github.ratelimit.expression.NullKeyPolicy;
 
 /**
  * Applies the {@link RateLimited @RateLimited} operations of the invoked method:
- * evaluates their expressions, takes a permit from each bucket in order (all or nothing),
- * waits when told to, calls the method or its fallback, and refunds what
- * {@code refundWhen} asks for.
+ * evaluates their expressions, takes the call's permits through the {@link Acquirer}
+ * (every bucket in order, all or nothing, waiting when told to), calls the method or its
+ * fallback, and gives back what {@code refundWhen} asks for.
  * <p>
  * Methods returning {@code CompletionStage}, {@code CompletableFuture}, {@code Mono} or
  * {@code Flux} are limited without blocking: the method (for a stage) or the subscription
@@ -41,51 +42,28 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 
 	private final RateLimitedOperationSource source;
 
+	private final Acquirer acquirer;
+
 	private final CallPlanner planner;
 
-	private final Refunds refunds;
-
-	private final BlockingLimiter blocking;
-
-	private final AsyncLimiter async;
-
-	private final Executor executor;
+	private final RefundWhen refundWhen;
 
 	private final @Nullable ReactorRateLimiting reactor;
 
 	/**
-	 * Creates an interceptor on the system clock that waits with {@link Thread#sleep} and
-	 * continues asynchronous calls on the common fork-join pool.
-	 * @param source the operations of each method
-	 * @param service makes the decisions
-	 * @param nullKeyPolicy what to do when a key evaluates to {@code null}
-	 */
-	public RateLimitedInterceptor(RateLimitedOperationSource source, RateLimitService service,
-			NullKeyPolicy nullKeyPolicy) {
-		this(source, service, nullKeyPolicy, TimeSource.system(), PermitWaiter.system());
-	}
-
-	/**
 	 * Creates an interceptor.
 	 * @param source the operations of each method
-	 * @param service makes the decisions
+	 * @param acquirer takes the permits, waits and gives them back (its waiter decides
+	 * the clock, how calls wait and where asynchronous calls continue)
 	 * @param nullKeyPolicy what to do when a key evaluates to {@code null}
-	 * @param clock measures how long a call has waited against {@code maxWait}
-	 * @param waiter waits for permits and leaky bucket slots
 	 */
-	public RateLimitedInterceptor(RateLimitedOperationSource source, RateLimitService service,
-			NullKeyPolicy nullKeyPolicy, TimeSource clock, PermitWaiter waiter) {
+	public RateLimitedInterceptor(RateLimitedOperationSource source, Acquirer acquirer, NullKeyPolicy nullKeyPolicy) {
 		this.source = Objects.requireNonNull(source, "'source' must not be null");
-		Objects.requireNonNull(service, "'service' must not be null");
+		this.acquirer = Objects.requireNonNull(acquirer, "'acquirer' must not be null");
 		Objects.requireNonNull(nullKeyPolicy, "'nullKeyPolicy' must not be null");
-		Objects.requireNonNull(clock, "'clock' must not be null");
-		Objects.requireNonNull(waiter, "'waiter' must not be null");
 		this.planner = new CallPlanner(source.expressions(), nullKeyPolicy);
-		this.executor = waiter.executor();
-		this.refunds = new Refunds(service, this.planner, this.executor);
-		this.blocking = new BlockingLimiter(service, clock, waiter, this.refunds);
-		this.async = new AsyncLimiter(service, clock, waiter, this.refunds);
-		this.reactor = REACTOR_PRESENT ? new ReactorRateLimiting(this.async, this.refunds) : null;
+		this.refundWhen = new RefundWhen(this.planner, acquirer);
+		this.reactor = REACTOR_PRESENT ? new ReactorRateLimiting(acquirer, this.refundWhen) : null;
 	}
 
 	@Override
@@ -102,7 +80,7 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		if (!kind.isAsync()) {
 			return invokeBlocking(invocation, method, context);
 		}
-		List<PlannedLimit> plan;
+		CallPlan plan;
 		try {
 			plan = this.planner.plan(method, context);
 		}
@@ -123,15 +101,14 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 
 	private @Nullable Object invokeBlocking(MethodInvocation invocation, RateLimitedMethod method,
 			RateLimitedEvaluationContext context) throws Throwable {
-		List<PlannedLimit> plan = this.planner.plan(method, context);
+		CallPlan plan = this.planner.plan(method, context);
 		if (plan.isEmpty()) {
 			return invocation.proceed();
 		}
-		Acquisition acquisition = this.blocking.acquire(plan);
+		Acquisition acquisition = this.acquirer.acquire(plan.requests());
 		if (!acquisition.granted()) {
-			return acquisition.fallbackOrThrow(invocation.getThis(), invocation.getArguments());
+			return plan.fallbackOrThrow(acquisition, invocation.getThis(), invocation.getArguments());
 		}
-		this.blocking.awaitDelay(acquisition);
 		Object result;
 		try {
 			result = invocation.proceed();
@@ -139,7 +116,7 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		catch (Throwable ex) {
 			if (method.refundsAfterCall()) {
 				try {
-					this.refunds.afterCall(acquisition.permits(), context, null, ex);
+					this.refundWhen.afterCall(plan, acquisition, context, null, ex);
 				}
 				catch (RuntimeException refundFailure) {
 					// The method's own failure is what the caller must see.
@@ -149,29 +126,33 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 			throw ex;
 		}
 		if (method.refundsAfterCall()) {
-			this.refunds.afterCall(acquisition.permits(), context, result, null);
+			this.refundWhen.afterCall(plan, acquisition, context, result, null);
 		}
 		return result;
 	}
 
+	/**
+	 * Calls the method once its permits are granted. The acquirer completes the stage at
+	 * once when nothing had to wait (the method then runs on the calling thread, which
+	 * keeps its thread-bound context), and otherwise on its executor, never on a store's
+	 * I/O thread.
+	 */
 	private CompletableFuture<Object> invokeCompletionStage(MethodInvocation invocation, RateLimitedMethod method,
-			List<PlannedLimit> plan, RateLimitedEvaluationContext context) {
-		CompletableFuture<Acquisition> acquired;
+			CallPlan plan, RateLimitedEvaluationContext context) {
+		CompletionStage<Acquisition> acquired;
 		try {
-			acquired = this.async.acquire(plan).toCompletableFuture();
+			acquired = this.acquirer.acquireAsync(plan.requests());
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		Function<Acquisition, CompletionStage<Object>> next = (acquisition) -> acquisition.granted()
-				? proceed(invocation, method, acquisition, context) : fallback(invocation, acquisition);
-		// Decided at once (in-memory store, no wait): call the method on the calling
-		// thread, which keeps its thread-bound context. Otherwise continue on the
-		// executor, never on a store's I/O thread.
-		return acquired.isDone() ? acquired.thenCompose(next) : acquired.thenComposeAsync(next, this.executor);
+		return acquired
+			.thenCompose((acquisition) -> acquisition.granted()
+					? proceed(invocation, method, plan, acquisition, context) : fallback(invocation, plan, acquisition))
+			.toCompletableFuture();
 	}
 
-	private CompletionStage<Object> proceed(MethodInvocation invocation, RateLimitedMethod method,
+	private CompletionStage<Object> proceed(MethodInvocation invocation, RateLimitedMethod method, CallPlan plan,
 			Acquisition acquisition, RateLimitedEvaluationContext context) {
 		CompletionStage<?> stage;
 		try {
@@ -188,7 +169,7 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		}
 		return stage.handle((value, failure) -> {
 			Throwable cause = unwrap(failure);
-			return this.refunds.afterCallAsync(acquisition.permits(), context, value, cause)
+			return this.refundWhen.afterCallAsync(plan, acquisition, context, value, cause)
 				.handle((done, refundFailure) -> {
 					if (cause != null) {
 						if (refundFailure != null) {
@@ -205,9 +186,9 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		}).thenCompose(Function.identity());
 	}
 
-	private CompletionStage<Object> fallback(MethodInvocation invocation, Acquisition acquisition) {
+	private CompletionStage<Object> fallback(MethodInvocation invocation, CallPlan plan, Acquisition acquisition) {
 		try {
-			Object result = acquisition.fallbackOrThrow(invocation.getThis(), invocation.getArguments());
+			Object result = plan.fallbackOrThrow(acquisition, invocation.getThis(), invocation.getArguments());
 			return (result != null) ? ((CompletionStage<?>) result).thenApply((value) -> value)
 					: CompletableFuture.completedFuture(null);
 		}

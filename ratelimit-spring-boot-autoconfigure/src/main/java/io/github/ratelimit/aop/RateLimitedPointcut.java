@@ -8,6 +8,7 @@ import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.annotation.AnnotationUtils;
 
 import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.aop.operation.RateLimitedOperationSource;
 
 /**
  * Matches the methods that {@link RateLimitedOperationSource} finds operations for. The

@@ -1,12 +1,15 @@
 package io.github.ratelimit.aop;
 
-import java.util.List;
-
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.Acquisition;
+import io.github.ratelimit.aop.operation.RateLimitedMethod;
+import io.github.ratelimit.aop.operation.ReturnKind;
 
 /**
  * Limits methods returning {@code Mono} or {@code Flux}. The method runs when called and
@@ -23,38 +26,37 @@ import reactor.core.publisher.Mono;
  */
 final class ReactorRateLimiting {
 
-	private final AsyncLimiter limiter;
+	private final Acquirer acquirer;
 
-	private final Refunds refunds;
+	private final RefundWhen refundWhen;
 
-	ReactorRateLimiting(AsyncLimiter limiter, Refunds refunds) {
-		this.limiter = limiter;
-		this.refunds = refunds;
+	ReactorRateLimiting(Acquirer acquirer, RefundWhen refundWhen) {
+		this.acquirer = acquirer;
+		this.refundWhen = refundWhen;
 	}
 
 	/**
 	 * Limits a call.
 	 * @param invocation the call
 	 * @param method its limits
-	 * @param plan the planned limits (not empty)
+	 * @param plan the call's plan (not empty)
 	 * @param context the call's context
 	 * @return the limited {@code Mono} or {@code Flux}
 	 * @throws Throwable what the method throws when called
 	 */
-	Object invoke(MethodInvocation invocation, RateLimitedMethod method, List<PlannedLimit> plan,
+	Object invoke(MethodInvocation invocation, RateLimitedMethod method, CallPlan plan,
 			RateLimitedEvaluationContext context) throws Throwable {
 		Object returned = invocation.proceed();
+		Mono<Acquisition> acquired = Mono.fromCompletionStage(() -> this.acquirer.acquireAsync(plan.requests()));
 		if (method.returnKind() == ReturnKind.MONO) {
 			Mono<Object> source = (returned != null) ? ((Mono<?>) returned).cast(Object.class) : Mono.empty();
-			return Mono.fromCompletionStage(() -> this.limiter.acquire(plan))
-				.flatMap((acquisition) -> acquisition.granted()
-						? withRefunds(source, method, acquisition.permits(), context)
-						: Mono.from(fallback(invocation, acquisition)));
+			return acquired.flatMap(
+					(acquisition) -> acquisition.granted() ? withRefunds(source, method, plan, acquisition, context)
+							: Mono.from(fallback(invocation, plan, acquisition)));
 		}
 		Flux<Object> source = (returned != null) ? Flux.from((Publisher<?>) returned).cast(Object.class) : Flux.empty();
-		return Mono.fromCompletionStage(() -> this.limiter.acquire(plan))
-			.flatMapMany((acquisition) -> acquisition.granted()
-					? withRefunds(source, method, acquisition.permits(), context) : fallback(invocation, acquisition));
+		return acquired.flatMapMany((acquisition) -> acquisition.granted()
+				? withRefunds(source, method, plan, acquisition, context) : fallback(invocation, plan, acquisition));
 	}
 
 	/**
@@ -67,31 +69,33 @@ final class ReactorRateLimiting {
 		return (kind == ReturnKind.MONO) ? Mono.error(failure) : Flux.error(failure);
 	}
 
-	private Mono<Object> withRefunds(Mono<Object> source, RateLimitedMethod method, List<Permit> permits,
-			RateLimitedEvaluationContext context) {
+	private Mono<Object> withRefunds(Mono<Object> source, RateLimitedMethod method, CallPlan plan,
+			Acquisition acquisition, RateLimitedEvaluationContext context) {
 		if (!method.refundsAfterCall()) {
 			return source;
 		}
-		return source.onErrorResume((failure) -> afterFailure(permits, context, failure))
-			.flatMap((value) -> afterCall(permits, context, value).thenReturn(value))
-			.switchIfEmpty(Mono.defer(() -> afterCall(permits, context, null).then(Mono.empty())));
+		return source.onErrorResume((failure) -> afterFailure(plan, acquisition, context, failure))
+			.flatMap((value) -> afterCall(plan, acquisition, context, value).thenReturn(value))
+			.switchIfEmpty(Mono.defer(() -> afterCall(plan, acquisition, context, null).then(Mono.empty())));
 	}
 
-	private Flux<Object> withRefunds(Flux<Object> source, RateLimitedMethod method, List<Permit> permits,
-			RateLimitedEvaluationContext context) {
+	private Flux<Object> withRefunds(Flux<Object> source, RateLimitedMethod method, CallPlan plan,
+			Acquisition acquisition, RateLimitedEvaluationContext context) {
 		if (!method.refundsAfterCall()) {
 			return source;
 		}
-		return source.onErrorResume((failure) -> afterFailure(permits, context, failure))
-			.concatWith(Mono.defer(() -> afterCall(permits, context, null)));
+		return source.onErrorResume((failure) -> afterFailure(plan, acquisition, context, failure))
+			.concatWith(Mono.defer(() -> afterCall(plan, acquisition, context, null)));
 	}
 
-	private Mono<Void> afterCall(List<Permit> permits, RateLimitedEvaluationContext context, @Nullable Object value) {
-		return Mono.fromCompletionStage(() -> this.refunds.afterCallAsync(permits, context, value, null));
+	private Mono<Void> afterCall(CallPlan plan, Acquisition acquisition, RateLimitedEvaluationContext context,
+			@Nullable Object value) {
+		return Mono.fromCompletionStage(() -> this.refundWhen.afterCallAsync(plan, acquisition, context, value, null));
 	}
 
-	private Mono<Object> afterFailure(List<Permit> permits, RateLimitedEvaluationContext context, Throwable failure) {
-		return Mono.fromCompletionStage(() -> this.refunds.afterCallAsync(permits, context, null, failure))
+	private Mono<Object> afterFailure(CallPlan plan, Acquisition acquisition, RateLimitedEvaluationContext context,
+			Throwable failure) {
+		return Mono.fromCompletionStage(() -> this.refundWhen.afterCallAsync(plan, acquisition, context, null, failure))
 			.onErrorResume((refundFailure) -> {
 				// The method's own failure is what the subscriber must see.
 				failure.addSuppressed(refundFailure);
@@ -100,11 +104,11 @@ final class ReactorRateLimiting {
 			.then(Mono.error(failure));
 	}
 
-	private Flux<Object> fallback(MethodInvocation invocation, Acquisition acquisition) {
+	private Flux<Object> fallback(MethodInvocation invocation, CallPlan plan, Acquisition acquisition) {
 		return Flux.defer(() -> {
 			Object result;
 			try {
-				result = acquisition.fallbackOrThrow(invocation.getThis(), invocation.getArguments());
+				result = plan.fallbackOrThrow(acquisition, invocation.getThis(), invocation.getArguments());
 			}
 			catch (Throwable ex) {
 				return Flux.error(ex);

@@ -20,7 +20,6 @@ class MemoryStoreConfiguration {
 	@Bean
 	@Conditional(StoreCondition.Memory.class)
 	InMemoryRateLimitStore rateLimitStore(RateLimitProperties properties) {
-		RateLimitPropertiesValidator.validate(properties);
 		return InMemoryRateLimitStore.builder().maxKeys(properties.getMemory().getMaxKeys()).build();
 	}
 

@@ -10,24 +10,26 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 
+import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.aop.RateLimitedAdvisor;
 import io.github.ratelimit.aop.RateLimitedInterceptor;
-import io.github.ratelimit.aop.RateLimitedMethodValidator;
-import io.github.ratelimit.aop.RateLimitedOperationSource;
-import io.github.ratelimit.spring.BucketRegistry;
-import io.github.ratelimit.spring.RateLimitExpressions;
-import io.github.ratelimit.spring.RateLimitService;
+import io.github.ratelimit.aop.operation.RateLimitedMethodValidator;
+import io.github.ratelimit.aop.operation.RateLimitedOperationSource;
+import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.expression.RateLimitExpressions;
 
 /**
  * {@code @RateLimited} on Spring beans: an advisor applied by Spring's auto-proxy creator
  * (no AspectJ weaver needed), and a post-processor that parses and validates every
- * annotation when its bean is created, so a bad expression fails startup.
+ * annotation when its bean is created, so a bad expression fails startup. The interceptor
+ * takes its permits through the {@link Acquirer} bean, whose {@code Waiter} decides the
+ * clock, how calls wait and where asynchronous calls continue.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -39,8 +41,7 @@ import io.github.ratelimit.spring.RateLimitService;
 public final class RateLimitAopAutoConfiguration {
 
 	// Infrastructure beans are static: post-processors are created before other beans,
-	// and
-	// must not pull the store, the service or the meter registry in early.
+	// and must not pull the store, the acquirer or the meter registry in early.
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -69,9 +70,9 @@ public final class RateLimitAopAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-	RateLimitedInterceptor rateLimitedInterceptor(RateLimitedOperationSource source, RateLimitService service,
+	RateLimitedInterceptor rateLimitedInterceptor(RateLimitedOperationSource source, Acquirer rateLimitAcquirer,
 			RateLimitProperties properties) {
-		return new RateLimitedInterceptor(source, service, properties.getNullKey());
+		return new RateLimitedInterceptor(source, rateLimitAcquirer, properties.getNullKey());
 	}
 
 	/**

@@ -1,31 +1,36 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 
-import io.github.ratelimit.spring.BucketRegistry;
-import io.github.ratelimit.spring.RateLimitExpressions;
-import io.github.ratelimit.spring.RateLimitObserver;
-import io.github.ratelimit.spring.RateLimitService;
-import io.github.ratelimit.spring.RateLimitStatistics;
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.RateLimitObserver;
+import io.github.ratelimit.acquire.Waiter;
+import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.RateLimiters;
+import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.status.StoreStatus;
 import io.github.ratelimit.status.StoreStatusSource;
-import io.github.ratelimit.spring.RateLimiters;
 import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * Rate limiting: the store (Redis or in-memory, by {@code ratelimit.store}), the bucket
- * registry and the service every integration decides through. Needs nothing but this
- * library: Redis, the web stack, AOP, actuator and Micrometer each add their part when
- * present.
+ * registry, and the {@link Acquirer} every integration takes its permits through. Needs
+ * nothing but this library: Redis, the web stack, AOP, actuator and Micrometer each add
+ * their part when present.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -38,7 +43,6 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	BucketRegistry rateLimitBucketRegistry(RateLimitProperties properties) {
-		RateLimitPropertiesValidator.validate(properties);
 		BucketRegistry registry = new BucketRegistry(RateLimitSettingsMapper.limit(properties.getDefaults()),
 				RateLimitSettingsMapper.buckets(properties.getBuckets()));
 		registry.validateConfiguration();
@@ -52,16 +56,27 @@ public final class RateLimitAutoConfiguration {
 		return new RateLimitExpressions(beanFactory);
 	}
 
+	/**
+	 * Waits on the system clock; asynchronous calls continue on the application's task
+	 * executor when there is one (Spring Boot's {@code applicationTaskExecutor}), else on
+	 * the common fork-join pool. Define a {@link Waiter} bean to choose another executor
+	 * or clock.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitService rateLimitService(RateLimitStore rateLimitStore, ObjectProvider<RateLimitObserver> observers) {
-		return new RateLimitService(rateLimitStore, observers.orderedStream().toList());
+	Waiter rateLimitWaiter(
+			@Qualifier(TaskExecutionAutoConfiguration.APPLICATION_TASK_EXECUTOR_BEAN_NAME) ObjectProvider<Executor> applicationTaskExecutor) {
+		return Waiter.system(applicationTaskExecutor.getIfAvailable(ForkJoinPool::commonPool));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitStatistics rateLimitStatistics() {
-		return new RateLimitStatistics();
+	Acquirer rateLimitAcquirer(RateLimitStore rateLimitStore, Waiter rateLimitWaiter,
+			ObjectProvider<RateLimitObserver> observers) {
+		return Acquirer.builder(rateLimitStore)
+			.waiter(rateLimitWaiter)
+			.observers(observers.orderedStream().toList())
+			.build();
 	}
 
 	@Bean
@@ -76,8 +91,8 @@ public final class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimiters rateLimiters(BucketRegistry registry, RateLimitStore rateLimitStore) {
-		return new RateLimiters(registry, rateLimitStore);
+	RateLimiters rateLimiters(BucketRegistry registry, Acquirer rateLimitAcquirer) {
+		return new RateLimiters(registry, rateLimitAcquirer);
 	}
 
 }

@@ -7,11 +7,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.actuate.RateLimitStatistics;
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.actuate.RateLimitsEndpointWebExtension;
-import io.github.ratelimit.spring.BucketRegistry;
-import io.github.ratelimit.spring.RateLimitService;
-import io.github.ratelimit.spring.RateLimitStatistics;
+import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.status.StoreStatusSource;
 import io.github.ratelimit.store.RateLimitStore;
 
@@ -24,8 +24,19 @@ import io.github.ratelimit.store.RateLimitStore;
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnClass(name = { "org.springframework.boot.actuate.endpoint.annotation.Endpoint",
 		"org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint" })
-@ConditionalOnBean(RateLimitService.class)
+@ConditionalOnBean(Acquirer.class)
 public final class RateLimitEndpointAutoConfiguration {
+
+	/**
+	 * Counts each bucket's outcomes for the endpoint. An observer: the acquirer is told
+	 * of it when created, so it counts from the first decision.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
+	RateLimitStatistics rateLimitStatistics() {
+		return new RateLimitStatistics();
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

@@ -8,8 +8,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
+import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.metrics.RateLimitMetrics;
-import io.github.ratelimit.spring.RateLimitService;
 import io.github.ratelimit.status.StoreStatusSource;
 
 /**
@@ -22,7 +22,7 @@ import io.github.ratelimit.status.StoreStatusSource;
 		"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
 		"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
 @ConditionalOnClass(MeterRegistry.class)
-@ConditionalOnBean({ MeterRegistry.class, RateLimitService.class })
+@ConditionalOnBean({ MeterRegistry.class, Acquirer.class })
 public final class RateLimitMetricsAutoConfiguration {
 
 	@Bean

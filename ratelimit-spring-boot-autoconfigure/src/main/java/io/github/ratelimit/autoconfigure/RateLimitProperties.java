@@ -9,21 +9,25 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 import io.github.ratelimit.Algorithm;
-import io.github.ratelimit.spring.LimitMode;
-import io.github.ratelimit.spring.NullKeyPolicy;
+import io.github.ratelimit.acquire.LimitMode;
+import io.github.ratelimit.expression.NullKeyPolicy;
 import io.github.ratelimit.status.FailureMode;
 import io.github.ratelimit.web.HeadersMode;
 import io.github.ratelimit.web.MatchMode;
 
 /**
- * Configuration of rate limiting, under {@code ratelimit}.
+ * Configuration of rate limiting, under {@code ratelimit}. Validates itself when bound
+ * (Spring Boot applies a properties class's own {@link Validator}), so a mistake fails
+ * startup once, naming the property.
  *
  * @author ratelimit-spring-boot-starter authors
  */
 @ConfigurationProperties("ratelimit")
-public class RateLimitProperties {
+public class RateLimitProperties implements Validator {
 
 	/**
 	 * Whether rate limiting is enabled. When false no limiter bean is created and
@@ -157,6 +161,16 @@ public class RateLimitProperties {
 
 	public Memory getMemory() {
 		return this.memory;
+	}
+
+	@Override
+	public boolean supports(Class<?> type) {
+		return RateLimitProperties.class.isAssignableFrom(type);
+	}
+
+	@Override
+	public void validate(Object target, Errors errors) {
+		RateLimitPropertiesValidator.validate((RateLimitProperties) target, errors);
 	}
 
 	/**

@@ -6,8 +6,8 @@ import java.util.Map;
 
 import io.github.ratelimit.autoconfigure.RateLimitProperties.Bucket;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.Limit;
-import io.github.ratelimit.spring.BucketSettings;
-import io.github.ratelimit.spring.LimitSettings;
+import io.github.ratelimit.bucket.BucketSettings;
+import io.github.ratelimit.bucket.LimitSettings;
 
 /**
  * Turns {@code ratelimit.*} properties into the settings the {@code BucketRegistry}

@@ -3,6 +3,8 @@ package io.github.ratelimit.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 
+import jakarta.servlet.http.HttpServletRequest;
+
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -13,18 +15,19 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 
+import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.Rule;
-import io.github.ratelimit.spring.BucketDefinition;
-import io.github.ratelimit.spring.BucketRegistry;
-import io.github.ratelimit.spring.BucketSource;
-import io.github.ratelimit.spring.RateLimitExpressions;
-import io.github.ratelimit.spring.RateLimitService;
+import io.github.ratelimit.bucket.BucketDefinition;
+import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.BucketSource;
+import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.web.FilterRule;
-import io.github.ratelimit.web.RateLimitExceptionResolver;
-import io.github.ratelimit.web.RateLimitFilter;
+import io.github.ratelimit.web.FilterRules;
 import io.github.ratelimit.web.RateLimitHeaders;
-import io.github.ratelimit.web.RateLimitResponses;
-import io.github.ratelimit.web.ResponseHeadersObserver;
+import io.github.ratelimit.web.servlet.RateLimitExceptionResolver;
+import io.github.ratelimit.web.servlet.RateLimitFilter;
+import io.github.ratelimit.web.servlet.RateLimitResponses;
+import io.github.ratelimit.web.servlet.ResponseHeadersObserver;
 
 /**
  * Rate limiting for servlet web applications: the filter for
@@ -36,7 +39,7 @@ import io.github.ratelimit.web.ResponseHeadersObserver;
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass({ HandlerExceptionResolver.class, FilterRegistrationBean.class })
-@ConditionalOnBean(RateLimitService.class)
+@ConditionalOnBean(Acquirer.class)
 public final class RateLimitWebAutoConfiguration {
 
 	@Bean
@@ -53,8 +56,8 @@ public final class RateLimitWebAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ResponseHeadersObserver rateLimitResponseHeadersObserver(RateLimitHeaders rateLimitHeaders) {
-		return new ResponseHeadersObserver(rateLimitHeaders);
+	ResponseHeadersObserver rateLimitResponseHeadersObserver(RateLimitResponses rateLimitResponses) {
+		return new ResponseHeadersObserver(rateLimitResponses);
 	}
 
 	@Bean
@@ -67,7 +70,7 @@ public final class RateLimitWebAutoConfiguration {
 	@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitProperties properties,
-			BucketRegistry registry, RateLimitExpressions expressions, RateLimitService service,
+			BucketRegistry registry, RateLimitExpressions expressions, Acquirer rateLimitAcquirer,
 			RateLimitResponses responses) {
 		List<FilterRule> rules = new ArrayList<>();
 		List<Rule> configured = properties.getFilter().getRules();
@@ -78,15 +81,16 @@ public final class RateLimitWebAutoConfiguration {
 					: "filter-" + i;
 			BucketDefinition bucket = registry.register(bucketName, RateLimitSettingsMapper.limit(rule),
 					BucketSource.FILTER, name);
-			rules.add(FilterRule.builder(name, bucket)
+			rules.add(FilterRule.builder(name, bucket.bucket())
 				.paths(rule.getPaths())
 				.methods(rule.getMethods())
 				.key(rule.getKey())
 				.cost(rule.getCost())
 				.nullKeyPolicy(properties.getNullKey())
-				.build(expressions));
+				.build(expressions, HttpServletRequest.class));
 		}
-		RateLimitFilter filter = new RateLimitFilter(rules, properties.getFilter().getMatch(), service, responses);
+		RateLimitFilter filter = new RateLimitFilter(new FilterRules(rules, properties.getFilter().getMatch()),
+				rateLimitAcquirer, responses);
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		registration.setName("rateLimitFilter");
 		registration.setOrder(properties.getFilter().getOrder());

@@ -39,7 +39,6 @@ class RedisStoreConfiguration {
 	@ConditionalOnMissingBean(RateLimitStore.class)
 	FailoverRateLimitStore rateLimitStore(RedisConnectionFactory redisConnectionFactory,
 			RateLimitProperties properties) {
-		RateLimitPropertiesValidator.validate(properties);
 		if (!(redisConnectionFactory instanceof LettuceConnectionFactory lettuce)) {
 			throw new InvalidConfigurationPropertyValueException("ratelimit.store", properties.getStore(),
 					"the Redis rate limit store needs Lettuce (Spring Boot's default Redis client) but the "

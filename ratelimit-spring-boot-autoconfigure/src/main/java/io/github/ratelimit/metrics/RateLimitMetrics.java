@@ -11,15 +11,16 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.jspecify.annotations.Nullable;
 
-import io.github.ratelimit.spring.BucketDefinition;
-import io.github.ratelimit.spring.Outcome;
-import io.github.ratelimit.spring.RateLimitObserver;
-import io.github.ratelimit.spring.RateLimitResult;
+import io.github.ratelimit.acquire.Bucket;
+import io.github.ratelimit.acquire.Outcome;
+import io.github.ratelimit.acquire.RateLimitObserver;
+import io.github.ratelimit.acquire.RateLimitResult;
 import io.github.ratelimit.status.StoreStatusSource;
 
 /**
- * Micrometer meters: {@code ratelimit.decisions} (tags {@code bucket}, {@code outcome}),
- * {@code ratelimit.store.latency} (tag {@code store}) and
+ * Micrometer meters: {@code ratelimit.decisions} (tags {@code bucket}, {@code outcome}:
+ * one count per request, by its final {@link Outcome}), {@code ratelimit.store.latency}
+ * (tag {@code store}: the store call that made each final decision) and
  * {@code ratelimit.store.degraded} (1 while the failure mode applies). Tags are bounded:
  * bucket names and outcomes, never the key.
  *
@@ -64,7 +65,7 @@ public final class RateLimitMetrics implements RateLimitObserver, MeterBinder {
 	}
 
 	@Override
-	public void onError(BucketDefinition bucket, RuntimeException failure, long storeNanos) {
+	public void onError(Bucket bucket, RuntimeException failure, long storeNanos) {
 		count(bucket.name(), Outcome.ERROR);
 		record(storeNanos);
 	}

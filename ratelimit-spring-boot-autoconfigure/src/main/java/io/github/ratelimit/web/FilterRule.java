@@ -1,7 +1,5 @@
 package io.github.ratelimit.web;
 
-import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
@@ -11,7 +9,8 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import jakarta.servlet.http.HttpServletRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpMethod;
@@ -20,9 +19,9 @@ import org.springframework.web.util.pattern.PathPattern;
 import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
 
-import io.github.ratelimit.spring.BucketDefinition;
-import io.github.ratelimit.spring.NullKeyPolicy;
-import io.github.ratelimit.spring.RateLimitExpressions;
+import io.github.ratelimit.acquire.Bucket;
+import io.github.ratelimit.expression.NullKeyPolicy;
+import io.github.ratelimit.expression.RateLimitExpressions;
 
 /**
  * One parsed {@code ratelimit.filter.rules[i]} entry: which requests it applies to (path
@@ -31,19 +30,23 @@ import io.github.ratelimit.spring.RateLimitExpressions;
  * startup with a message naming the property; per request only matching and evaluation
  * remain.
  * <p>
- * Expressions see the request as {@code #request} and beans as {@code @name}. A rule with
- * {@code GET} also matches {@code HEAD}, as Spring MVC serves {@code HEAD} with the
- * {@code GET} handler: otherwise {@code HEAD} would be a way around the limit.
+ * Expressions see the request as {@code #request} and beans as {@code @name}; the request
+ * is whatever object the request stack has (an {@code HttpServletRequest} for the servlet
+ * filter), of the type the rule is built for. A rule with {@code GET} also matches
+ * {@code HEAD}, as Spring serves {@code HEAD} with the {@code GET} handler: otherwise
+ * {@code HEAD} would be a way around the limit.
  *
  * @author ratelimit-spring-boot-starter authors
  */
 public final class FilterRule {
 
+	private static final Log logger = LogFactory.getLog(FilterRule.class);
+
 	private static final List<String> KNOWN_METHODS = Arrays.stream(HttpMethod.values()).map(HttpMethod::name).toList();
 
 	private final String name;
 
-	private final BucketDefinition bucket;
+	private final Bucket bucket;
 
 	private final List<PathPattern> paths;
 
@@ -59,21 +62,21 @@ public final class FilterRule {
 
 	private final AtomicBoolean nullKeyReported = new AtomicBoolean();
 
-	private FilterRule(Builder builder, RateLimitExpressions expressions) {
+	private FilterRule(Builder builder, RateLimitExpressions expressions, Class<?> requestType) {
 		this.name = builder.name;
 		this.bucket = builder.bucket;
 		this.nullKeyPolicy = builder.nullKeyPolicy;
 		this.paths = parsePaths(builder.name, builder.paths);
 		this.methods = parseMethods(builder.name, builder.methods);
 		this.key = builder.key.isBlank() ? null
-				: RequestExpression.parse(builder.key, builder.name + ".key", expressions);
+				: RequestExpression.parse(builder.key, builder.name + ".key", expressions, requestType);
 		Long literalCost = parseLong(builder.cost.trim());
 		if (literalCost != null) {
 			this.cost = null;
 			this.constantCost = requireValidCost(literalCost, builder.name, builder.cost);
 		}
 		else {
-			this.cost = RequestExpression.parse(builder.cost, builder.name + ".cost", expressions);
+			this.cost = RequestExpression.parse(builder.cost, builder.name + ".cost", expressions, requestType);
 			this.constantCost = 0;
 		}
 	}
@@ -85,7 +88,7 @@ public final class FilterRule {
 	 * @param bucket the bucket that limits matching requests
 	 * @return a new builder
 	 */
-	public static Builder builder(String name, BucketDefinition bucket) {
+	public static Builder builder(String name, Bucket bucket) {
 		return new Builder(name, bucket);
 	}
 
@@ -101,7 +104,7 @@ public final class FilterRule {
 	 * Returns the bucket that limits matching requests.
 	 * @return the bucket
 	 */
-	public BucketDefinition bucket() {
+	public Bucket bucket() {
 		return this.bucket;
 	}
 
@@ -149,11 +152,11 @@ public final class FilterRule {
 
 	/**
 	 * Evaluates the key for a request.
-	 * @param request the request
+	 * @param request the request, of the type the rule was built for
 	 * @return the key, {@code ""} for a rule without a key expression (one limit shared
 	 * by every client), or {@code null} when the expression evaluates to {@code null}
 	 */
-	public @Nullable String key(HttpServletRequest request) {
+	public @Nullable String key(Object request) {
 		if (this.key == null) {
 			return "";
 		}
@@ -163,17 +166,17 @@ public final class FilterRule {
 
 	/**
 	 * Evaluates the permits a request takes.
-	 * @param request the request
+	 * @param request the request, of the type the rule was built for
 	 * @return the cost, at least 1
 	 * @throws IllegalStateException naming the property when the expression does not give
 	 * a whole number of at least 1
 	 */
-	public long cost(HttpServletRequest request) {
+	public long cost(Object request) {
 		if (this.cost == null) {
 			return this.constantCost;
 		}
 		Object value = this.cost.value(request);
-		Long cost = toLong(value);
+		Long cost = RateLimitExpressions.wholeNumber(value);
 		if (cost == null) {
 			throw new IllegalStateException(this.name + ".cost '" + this.cost.text()
 					+ "' must evaluate to a whole number of at least 1 but gave " + value);
@@ -182,9 +185,24 @@ public final class FilterRule {
 	}
 
 	/**
+	 * Logs that this rule's key was {@code null} for a request that is answered with 400:
+	 * at WARN the first time, so that a client cannot flood the log, at DEBUG after.
+	 * @param request the request, e.g. {@code GET /api/items}
+	 */
+	public void reportNullKey(String request) {
+		if (firstNullKey()) {
+			logger.warn(this.name + ".key '" + keyExpression() + "' evaluated to null for " + request
+					+ "; such requests are answered with 400 Bad Request. Set ratelimit.null-key=skip to let them "
+					+ "through unlimited. (Logged once per rule.)");
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug(this.name + ".key evaluated to null for " + request);
+		}
+	}
+
+	/**
 	 * Returns {@code true} the first time it is called, so that a null key is logged at
-	 * WARN once per rule rather than once per request (which a client could use to flood
-	 * the log).
+	 * WARN once per rule rather than once per request.
 	 * @return whether this is the first null key of this rule
 	 */
 	boolean firstNullKey() {
@@ -254,26 +272,6 @@ public final class FilterRule {
 		}
 	}
 
-	private static @Nullable Long toLong(@Nullable Object value) {
-		if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
-			return ((Number) value).longValue();
-		}
-		if (value instanceof Number number) {
-			try {
-				BigDecimal decimal = (value instanceof BigInteger big) ? new BigDecimal(big)
-						: new BigDecimal(number.toString());
-				return decimal.longValueExact();
-			}
-			catch (ArithmeticException | NumberFormatException ex) {
-				return null;
-			}
-		}
-		if (value instanceof String text) {
-			return parseLong(text.trim());
-		}
-		return null;
-	}
-
 	/**
 	 * Builds a {@link FilterRule}; every value is validated by {@link #build}.
 	 */
@@ -281,7 +279,7 @@ public final class FilterRule {
 
 		private final String name;
 
-		private final BucketDefinition bucket;
+		private final Bucket bucket;
 
 		private List<String> paths = List.of();
 
@@ -293,7 +291,7 @@ public final class FilterRule {
 
 		private NullKeyPolicy nullKeyPolicy = NullKeyPolicy.ERROR;
 
-		private Builder(String name, BucketDefinition bucket) {
+		private Builder(String name, Bucket bucket) {
 			this.name = Objects.requireNonNull(name, "'name' must not be null");
 			this.bucket = Objects.requireNonNull(bucket, "'bucket' must not be null");
 		}
@@ -354,13 +352,16 @@ public final class FilterRule {
 		/**
 		 * Parses and validates the rule.
 		 * @param expressions parses and evaluates the SpEL
+		 * @param requestType the type of the request object expressions see as
+		 * {@code #request}, e.g. {@code HttpServletRequest}
 		 * @return the rule
 		 * @throws IllegalArgumentException naming the property of a bad path pattern or
 		 * method
 		 * @throws IllegalStateException naming the property of a bad expression or cost
 		 */
-		public FilterRule build(RateLimitExpressions expressions) {
-			return new FilterRule(this, Objects.requireNonNull(expressions, "'expressions' must not be null"));
+		public FilterRule build(RateLimitExpressions expressions, Class<?> requestType) {
+			return new FilterRule(this, Objects.requireNonNull(expressions, "'expressions' must not be null"),
+					Objects.requireNonNull(requestType, "'requestType' must not be null"));
 		}
 
 	}

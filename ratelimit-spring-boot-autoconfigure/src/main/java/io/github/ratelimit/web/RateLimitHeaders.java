@@ -3,24 +3,23 @@ package io.github.ratelimit.web;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.BiConsumer;
 
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.Decision;
-import io.github.ratelimit.spring.LimitMode;
-import io.github.ratelimit.spring.Outcome;
-import io.github.ratelimit.spring.RateLimitResult;
+import io.github.ratelimit.acquire.LimitMode;
+import io.github.ratelimit.acquire.RateLimitResult;
 import io.github.ratelimit.web.Policies.Policy;
+import io.github.ratelimit.web.ResponseLimits.Entry;
 
 /**
- * Writes the rate limit headers of every decision made for a request, whoever made it
- * (the filter, a {@code @RateLimited} method through {@link ResponseHeadersObserver}, the
- * 429 of {@link RateLimitExceptionResolver}).
+ * Works out the rate limit headers of every decision made for a request, whoever made it
+ * (a filter rule, a {@code @RateLimited} method, the 429 of an exception resolver).
+ * Independent of the request stack: decisions are collected in the request's
+ * {@link ResponseLimits}, and the header fields are handed to a setter of the response.
  * <p>
- * Decisions are collected per request (in a request attribute) and the headers are
- * rewritten from the whole collection each time, so that:
+ * The headers are rewritten from the whole collection each time, so that:
  * <ul>
  * <li>each decision is one list member, and decisions of several rules or of a rule and
  * an annotation never overwrite each other;</li>
@@ -60,9 +59,13 @@ public final class RateLimitHeaders {
 	 * Most decisions advertised per request: distinct keys decided in a loop must not
 	 * grow a header past what servers and proxies accept.
 	 */
-	static final int MAX_DECISIONS = 16;
+	public static final int MAX_DECISIONS = 16;
 
-	private static final String ATTRIBUTE = RateLimitHeaders.class.getName() + ".decisions";
+	/**
+	 * The name under which a request stack keeps a request's {@link ResponseLimits} (a
+	 * servlet request attribute, an exchange attribute).
+	 */
+	public static final String ATTRIBUTE = RateLimitHeaders.class.getName() + ".decisions";
 
 	private final HeadersMode mode;
 
@@ -83,107 +86,64 @@ public final class RateLimitHeaders {
 	}
 
 	/**
-	 * Adds a decision to the request's headers. Does nothing for shadow buckets, for
-	 * decisions the store could not make, and once the response is committed.
-	 * @param request the request the decision was made for
-	 * @param response its response
+	 * Adds a decision to a response's limits and sets the header fields when they change.
+	 * Does nothing for shadow buckets, whose limit is not enforced.
+	 * @param limits the decisions of the response so far
 	 * @param result the decision
+	 * @param setHeader sets a header field of the response, replacing any earlier value
 	 */
-	public void add(HttpServletRequest request, HttpServletResponse response, RateLimitResult result) {
-		if (result.bucket().mode() == LimitMode.SHADOW || result.outcome() == Outcome.ERROR) {
+	public void add(ResponseLimits limits, RateLimitResult result, BiConsumer<String, String> setHeader) {
+		if (result.bucket().mode() == LimitMode.SHADOW) {
 			return;
 		}
-		update(request, response, new Entry(result.bucket().name(), result.key(), result.decision()));
+		update(limits, result.bucket().name(), result.key(), result.decision(), setHeader);
 	}
 
 	/**
 	 * Adds a rejection known only by its bucket and decision (from a
-	 * {@link io.github.ratelimit.RateLimitExceededException}), unless the request already
-	 * has it: the same decision, or a rejection of the same bucket, reported through
-	 * {@link #add}.
-	 * @param request the request
-	 * @param response its response
+	 * {@link io.github.ratelimit.RateLimitExceededException}), unless the response
+	 * already has it: the same decision, or a rejection of the same bucket, reported
+	 * through {@link #add}.
+	 * @param limits the decisions of the response so far
 	 * @param bucket the bucket that rejected
 	 * @param decision the rejecting decision
+	 * @param setHeader sets a header field of the response, replacing any earlier value
 	 */
-	public void addRejection(HttpServletRequest request, HttpServletResponse response, String bucket,
-			Decision decision) {
-		update(request, response, new Entry(bucket, null, decision));
+	public void addRejection(ResponseLimits limits, String bucket, Decision decision,
+			BiConsumer<String, String> setHeader) {
+		update(limits, bucket, null, decision, setHeader);
 	}
 
-	private void update(HttpServletRequest request, HttpServletResponse response, Entry entry) {
-		if (this.mode == HeadersMode.NONE || response.isCommitted()) {
+	private void update(ResponseLimits limits, String bucket, @Nullable String key, Decision decision,
+			BiConsumer<String, String> setHeader) {
+		if (this.mode == HeadersMode.NONE) {
 			return;
 		}
-		List<Entry> entries = entries(request);
-		// Decisions of one request are normally made on one thread; the lock only keeps
-		// an async handler's decision from interleaving with the request thread's.
-		synchronized (entries) {
-			if (merge(entries, entry)) {
-				write(response, entries);
-			}
+		List<Entry> entries = limits.merge(bucket, key, decision);
+		if (entries != null) {
+			write(entries, setHeader);
 		}
 	}
 
-	/**
-	 * Merges an entry into the request's entries.
-	 * @return whether the entries changed
-	 */
-	private static boolean merge(List<Entry> entries, Entry entry) {
-		for (int i = 0; i < entries.size(); i++) {
-			Entry existing = entries.get(i);
-			if (existing.decision == entry.decision) {
-				return false;
-			}
-			if (!existing.bucket.equals(entry.bucket)) {
-				continue;
-			}
-			if (entry.key == null && !existing.decision.allowed()) {
-				// The rejection behind an exception, already reported by the observer.
-				return false;
-			}
-			if (entry.key != null && entry.key.equals(existing.key)) {
-				entries.set(i, entry);
-				return true;
-			}
-		}
-		if (entries.size() >= MAX_DECISIONS) {
-			return false;
-		}
-		entries.add(entry);
-		return true;
-	}
-
-	@SuppressWarnings("unchecked")
-	private static List<Entry> entries(HttpServletRequest request) {
-		Object existing = request.getAttribute(ATTRIBUTE);
-		if (existing instanceof List<?> list) {
-			return (List<Entry>) list;
-		}
-		List<Entry> entries = new ArrayList<>(2);
-		request.setAttribute(ATTRIBUTE, entries);
-		return entries;
-	}
-
-	private void write(HttpServletResponse response, List<Entry> entries) {
+	private void write(List<Entry> entries, BiConsumer<String, String> setHeader) {
 		List<Policy> policies;
 		if (entries.size() == 1) {
-			policies = Policies.of(entries.get(0).bucket, entries.get(0).decision);
+			policies = Policies.of(entries.get(0).bucket(), entries.get(0).decision());
 		}
 		else {
 			policies = new ArrayList<>();
 			for (Entry entry : entries) {
-				policies.addAll(Policies.of(entry.bucket, entry.decision));
+				policies.addAll(Policies.of(entry.bucket(), entry.decision()));
 			}
 		}
 		if (policies.isEmpty()) {
 			return;
 		}
 		if (this.mode.draft()) {
-			writeDraft(response, policies);
+			writeDraft(policies, setHeader);
 		}
 		if (this.mode.legacy()) {
-			writeLegacy(response, policies);
+			writeLegacy(policies, setHeader);
 		}
 	}
 
@@ -191,7 +151,7 @@ public final class RateLimitHeaders {
 	 * Writes both draft fields with one builder each: this runs for every limited
 	 * request, so it avoids the sets, joins and concatenations of a plainer version.
 	 */
-	private static void writeDraft(HttpServletResponse response, List<Policy> policies) {
+	private static void writeDraft(List<Policy> policies, BiConsumer<String, String> setHeader) {
 		StringBuilder quotas = new StringBuilder(40 * policies.size());
 		StringBuilder states = new StringBuilder(40 * policies.size());
 		for (int i = 0; i < policies.size(); i++) {
@@ -210,8 +170,8 @@ public final class RateLimitHeaders {
 				.append(";t=")
 				.append(policy.resetSeconds());
 		}
-		response.setHeader(POLICY, quotas.toString());
-		response.setHeader(RATE_LIMIT, states.toString());
+		setHeader.accept(POLICY, quotas.toString());
+		setHeader.accept(RATE_LIMIT, states.toString());
 	}
 
 	/**
@@ -234,16 +194,16 @@ public final class RateLimitHeaders {
 		return (members.length() > 0) ? members.append(", ") : members;
 	}
 
-	private static void writeLegacy(HttpServletResponse response, List<Policy> policies) {
+	private static void writeLegacy(List<Policy> policies, BiConsumer<String, String> setHeader) {
 		Policy binding = policies.get(0);
 		for (Policy policy : policies) {
 			if (moreRestrictive(policy.decision(), binding.decision())) {
 				binding = policy;
 			}
 		}
-		response.setHeader(LEGACY_LIMIT, String.valueOf(binding.decision().limit()));
-		response.setHeader(LEGACY_REMAINING, String.valueOf(binding.decision().remaining()));
-		response.setHeader(LEGACY_RESET, String.valueOf(binding.resetSeconds()));
+		setHeader.accept(LEGACY_LIMIT, String.valueOf(binding.decision().limit()));
+		setHeader.accept(LEGACY_REMAINING, String.valueOf(binding.decision().remaining()));
+		setHeader.accept(LEGACY_RESET, String.valueOf(binding.resetSeconds()));
 	}
 
 	/**
@@ -278,9 +238,6 @@ public final class RateLimitHeaders {
 			result.append(c);
 		}
 		return result.append('"');
-	}
-
-	private record Entry(String bucket, @Nullable String key, Decision decision) {
 	}
 
 }

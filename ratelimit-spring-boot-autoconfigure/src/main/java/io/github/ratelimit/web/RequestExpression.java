@@ -5,25 +5,25 @@ import java.lang.reflect.Method;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.util.StringUtils;
 
-import io.github.ratelimit.spring.RateLimitExpressions;
+import io.github.ratelimit.expression.RateLimitExpressions;
 
 /**
  * One SpEL expression of a filter rule, parsed at startup and evaluated per request with
  * the request as {@code #request} and beans as {@code @name}.
  * <p>
- * An expression that only reads a getter of the request, such as
- * {@code #request.remoteAddr} (the usual key: the client's address), is read by calling
- * that getter, since evaluating it through SpEL costs more than the rate limit decision
- * itself. SpEL would call the same getter: it resolves the property to the {@code get}
- * method of the request's class, which implements the interface's. If the getter throws,
- * the expression is evaluated through SpEL after all, so that it fails with SpEL's error.
+ * An expression that only reads a getter of the request type, such as
+ * {@code #request.remoteAddr} on an {@code HttpServletRequest} (the usual key: the
+ * client's address), is read by calling that getter, since evaluating it through SpEL
+ * costs more than the rate limit decision itself. SpEL would call the same getter: it
+ * resolves the property to the {@code get} method of the request's class, which
+ * implements the type's. If the getter throws, the expression is evaluated through SpEL
+ * after all, so that it fails with SpEL's error.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -54,13 +54,14 @@ final class RequestExpression {
 	 * @param where the property it is configured in, for messages, e.g.
 	 * {@code ratelimit.filter.rules[0].key}
 	 * @param expressions parses and evaluates SpEL
+	 * @param requestType the type of the request object
 	 * @return the parsed expression
 	 * @throws RateLimitExpressions.InvalidExpressionException naming {@code where} and
 	 * the expression
 	 */
-	static RequestExpression parse(String text, String where, RateLimitExpressions expressions) {
+	static RequestExpression parse(String text, String where, RateLimitExpressions expressions, Class<?> requestType) {
 		Expression expression = expressions.parse(text, where);
-		return new RequestExpression(expression, where, expressions, getter(text.trim()));
+		return new RequestExpression(expression, where, expressions, getter(text.trim(), requestType));
 	}
 
 	/**
@@ -70,7 +71,7 @@ final class RequestExpression {
 	 * @throws RateLimitExpressions.InvalidExpressionException naming the property and the
 	 * expression when evaluation fails
 	 */
-	@Nullable Object value(HttpServletRequest request) {
+	@Nullable Object value(Object request) {
 		if (this.getter != null) {
 			try {
 				return this.getter.invoke(request);
@@ -93,14 +94,14 @@ final class RequestExpression {
 	}
 
 	/**
-	 * Returns the public no-argument method of {@link HttpServletRequest} that
+	 * Returns the public no-argument method of the request type that
 	 * {@code #request.<property>} reads, or {@code null} for any other expression. Only
 	 * the first name SpEL tries ({@code get} and the JavaBeans suffix, see
 	 * {@code ReflectivePropertyAccessor#getPropertyMethodSuffix}): a request class has a
 	 * method of that name whenever the interface does, so SpEL is certain to find the
 	 * same one.
 	 */
-	private static @Nullable Method getter(String text) {
+	private static @Nullable Method getter(String text, Class<?> requestType) {
 		Matcher matcher = REQUEST_PROPERTY.matcher(text);
 		if (!matcher.matches()) {
 			return null;
@@ -109,7 +110,7 @@ final class RequestExpression {
 		String suffix = (property.length() > 1 && Character.isUpperCase(property.charAt(1))) ? property
 				: StringUtils.capitalize(property);
 		try {
-			Method method = HttpServletRequest.class.getMethod("get" + suffix);
+			Method method = requestType.getMethod("get" + suffix);
 			return (method.getReturnType() != void.class) ? method : null;
 		}
 		catch (NoSuchMethodException ex) {

@@ -4,10 +4,14 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import io.github.ratelimit.ManualTimeSource;
+import io.github.ratelimit.acquire.ManualWaiter;
+import io.github.ratelimit.acquire.RecordingObserver;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 /**
- * A manual clock shared by the store and the interceptor, and a waiter that moves it.
+ * A manual clock shared by the store and the acquirer's waiter, which moves it instead of
+ * sleeping, and an observer that records every result. The auto-configuration backs off
+ * from its own store and waiter.
  */
 @Configuration(proxyBeanMethods = false)
 class ManualTimeConfiguration {
@@ -18,13 +22,18 @@ class ManualTimeConfiguration {
 	}
 
 	@Bean
-	ManualPermitWaiter waiter(ManualTimeSource clock) {
-		return new ManualPermitWaiter(clock);
+	ManualWaiter waiter(ManualTimeSource clock) {
+		return new ManualWaiter(clock);
 	}
 
 	@Bean
 	InMemoryRateLimitStore store(ManualTimeSource clock) {
 		return InMemoryRateLimitStore.builder().timeSource(clock).executor(Runnable::run).build();
+	}
+
+	@Bean
+	RecordingObserver recordingObserver() {
+		return new RecordingObserver();
 	}
 
 }

@@ -14,16 +14,22 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.acquire.ManualWaiter;
+import io.github.ratelimit.acquire.Outcome;
+import io.github.ratelimit.acquire.RecordingObserver;
 import io.github.ratelimit.annotation.OnLimit;
 import io.github.ratelimit.annotation.RateLimited;
-import io.github.ratelimit.spring.BucketDefinition;
-import io.github.ratelimit.spring.BucketRegistry;
-import io.github.ratelimit.spring.LimitSettings;
+import io.github.ratelimit.autoconfigure.RateLimitAopAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.bucket.BucketDefinition;
+import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.LimitSettings;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -44,7 +50,7 @@ class RateLimitedAsyncTests {
 	private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withUserConfiguration(RateLimitedTestConfiguration.class)
+		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitAopAutoConfiguration.class))
 		.withBean(BucketRegistry.class, () -> new BucketRegistry(LimitSettings.NONE, Map.of()))
 		.withBean(AsyncService.class);
 
@@ -52,7 +58,7 @@ class RateLimitedAsyncTests {
 	void completionStageShouldWaitForAPermitWithoutBlocking() {
 		runManual((context) -> {
 			AsyncService service = context.getBean(AsyncService.class);
-			ManualPermitWaiter waiter = context.getBean(ManualPermitWaiter.class);
+			ManualWaiter waiter = context.getBean(ManualWaiter.class);
 			assertThat(service.fetch("a")).isCompletedWithValue("got a");
 			CompletableFuture<String> second = service.fetch("b");
 			assertThat(second).as("waiting, yet the call returned").isNotDone();
@@ -62,6 +68,8 @@ class RateLimitedAsyncTests {
 			assertThat(second).isCompletedWithValue("got b");
 			assertThat(service.calls()).isEqualTo(2);
 			assertThat(waiter.sleeps()).as("no thread slept").isEmpty();
+			assertThat(context.getBean(RecordingObserver.class).outcomes()).containsExactly(Outcome.ALLOWED,
+					Outcome.WAITED);
 		});
 	}
 
@@ -82,7 +90,7 @@ class RateLimitedAsyncTests {
 	void completionStageShouldFailWhenThePermitWouldComeAfterMaxWait() {
 		runManual((context) -> {
 			AsyncService service = context.getBean(AsyncService.class);
-			ManualPermitWaiter waiter = context.getBean(ManualPermitWaiter.class);
+			ManualWaiter waiter = context.getBean(ManualWaiter.class);
 			service.fetchSoon();
 			assertThat(service.fetchSoon()).isCompletedExceptionally();
 			assertThat(waiter.pendingDelays()).isEmpty();
@@ -130,7 +138,7 @@ class RateLimitedAsyncTests {
 	void completionStageLeakyBucketDelayShouldNotBlock() {
 		runManual((context) -> {
 			AsyncService service = context.getBean(AsyncService.class);
-			ManualPermitWaiter waiter = context.getBean(ManualPermitWaiter.class);
+			ManualWaiter waiter = context.getBean(ManualWaiter.class);
 			assertThat(service.smooth()).isCompletedWithValue("smooth");
 			CompletableFuture<String> second = service.smooth();
 			assertThat(second).isNotDone();
@@ -154,7 +162,7 @@ class RateLimitedAsyncTests {
 
 	@Test
 	void completionStageShouldWaitOnTheExecutorWithRealTime() {
-		this.runner.withUserConfiguration(SystemTimeConfiguration.class).run((context) -> {
+		this.runner.run((context) -> {
 			AsyncService service = context.getBean(AsyncService.class);
 			Thread caller = Thread.currentThread();
 			assertThat(service.fetch("a").get(5, TimeUnit.SECONDS)).isEqualTo("got a");
@@ -171,7 +179,7 @@ class RateLimitedAsyncTests {
 	void monoShouldWaitForAPermitWithoutBlocking() {
 		runManual((context) -> {
 			AsyncService service = context.getBean(AsyncService.class);
-			ManualPermitWaiter waiter = context.getBean(ManualPermitWaiter.class);
+			ManualWaiter waiter = context.getBean(ManualWaiter.class);
 			assertThat(service.mono("a").toFuture()).isCompletedWithValue("mono a");
 			CompletableFuture<String> second = service.mono("b").toFuture();
 			assertThat(second).isNotDone();
@@ -241,7 +249,7 @@ class RateLimitedAsyncTests {
 	void fluxShouldWaitWithoutBlockingAndRefundOnError() {
 		runManual((context) -> {
 			AsyncService service = context.getBean(AsyncService.class);
-			ManualPermitWaiter waiter = context.getBean(ManualPermitWaiter.class);
+			ManualWaiter waiter = context.getBean(ManualWaiter.class);
 			AtomicReference<List<Integer>> values = new AtomicReference<>();
 			for (int i = 0; i < 3; i++) {
 				assertThatIllegalStateException().isThrownBy(() -> service.failingFlux(true).blockLast(TIMEOUT))

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.mock.web.MockHttpServletRequest;
@@ -19,17 +20,20 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.acquire.LimitMode;
+import io.github.ratelimit.acquire.ManualWaiter;
+import io.github.ratelimit.acquire.Outcome;
+import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.acquire.RecordingObserver;
 import io.github.ratelimit.annotation.OnLimit;
 import io.github.ratelimit.annotation.RateLimited;
-import io.github.ratelimit.spring.BucketDefinition;
-import io.github.ratelimit.spring.BucketRegistry;
-import io.github.ratelimit.spring.BucketSettings;
-import io.github.ratelimit.spring.LimitMode;
-import io.github.ratelimit.spring.LimitSettings;
-import io.github.ratelimit.spring.NullKeyPolicy;
-import io.github.ratelimit.spring.Outcome;
-import io.github.ratelimit.spring.RateLimitExpressions.InvalidExpressionException;
-import io.github.ratelimit.spring.RateLimitResult;
+import io.github.ratelimit.autoconfigure.RateLimitAopAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.github.ratelimit.bucket.BucketDefinition;
+import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.BucketSettings;
+import io.github.ratelimit.bucket.LimitSettings;
+import io.github.ratelimit.expression.RateLimitExpressions.InvalidExpressionException;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,12 +42,14 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * The {@code @RateLimited} semantics of blocking methods, through real proxies.
+ * The {@code @RateLimited} semantics of blocking methods, through real proxies made by
+ * the auto-configuration, on a manual clock.
  */
 class RateLimitedInterceptorTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withUserConfiguration(RateLimitedTestConfiguration.class, ManualTimeConfiguration.class)
+		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitAopAutoConfiguration.class))
+		.withUserConfiguration(ManualTimeConfiguration.class)
 		.withBean("plans", Plans.class)
 		.withBean(Greeter.class);
 
@@ -212,11 +218,13 @@ class RateLimitedInterceptorTests {
 	void waitShouldSucceedOnceAPermitIsFree() {
 		run((context) -> {
 			Greeter greeter = context.getBean(Greeter.class);
-			ManualPermitWaiter waiter = context.getBean(ManualPermitWaiter.class);
+			ManualWaiter waiter = context.getBean(ManualWaiter.class);
 			greeter.patient();
 			assertThat(greeter.patient()).isEqualTo("done");
 			assertThat(waiter.sleeps()).containsExactly(1_000_000L);
 			assertThat(greeter.calls()).isEqualTo(2);
+			assertThat(observer(context).outcomes()).as("a call that waited is not a rejection")
+				.containsExactly(Outcome.ALLOWED, Outcome.WAITED);
 		});
 	}
 
@@ -224,7 +232,7 @@ class RateLimitedInterceptorTests {
 	void waitShouldRejectWhenThePermitWouldComeAfterMaxWait() {
 		run((context) -> {
 			Greeter greeter = context.getBean(Greeter.class);
-			ManualPermitWaiter waiter = context.getBean(ManualPermitWaiter.class);
+			ManualWaiter waiter = context.getBean(ManualWaiter.class);
 			greeter.impatient();
 			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(greeter::impatient);
 			assertThat(waiter.sleeps()).as("no wait that cannot succeed").isEmpty();
@@ -235,7 +243,7 @@ class RateLimitedInterceptorTests {
 	void waitShouldRejectWhenAnotherCallerTookThePermitAndMaxWaitIsUsedUp() {
 		run((context) -> {
 			Greeter greeter = context.getBean(Greeter.class);
-			ManualPermitWaiter waiter = context.getBean(ManualPermitWaiter.class);
+			ManualWaiter waiter = context.getBean(ManualWaiter.class);
 			InMemoryRateLimitStore store = context.getBean(InMemoryRateLimitStore.class);
 			BucketDefinition bucket = context.getBean(BucketRegistry.class).find("halfPatient");
 			greeter.halfPatient();
@@ -298,7 +306,7 @@ class RateLimitedInterceptorTests {
 	void leakyBucketDelayShouldBeWaitedBeforeTheCall() {
 		run((context) -> {
 			Greeter greeter = context.getBean(Greeter.class);
-			ManualPermitWaiter waiter = context.getBean(ManualPermitWaiter.class);
+			ManualWaiter waiter = context.getBean(ManualWaiter.class);
 			greeter.smooth(1);
 			greeter.smooth(1);
 			greeter.smooth(1);
@@ -311,7 +319,7 @@ class RateLimitedInterceptorTests {
 	void leakyBucketDelayLongerThanMaxWaitShouldBeRejectedWithoutTakingASlot() {
 		run((context) -> {
 			Greeter greeter = context.getBean(Greeter.class);
-			ManualPermitWaiter waiter = context.getBean(ManualPermitWaiter.class);
+			ManualWaiter waiter = context.getBean(ManualWaiter.class);
 			InMemoryRateLimitStore store = context.getBean(InMemoryRateLimitStore.class);
 			BucketDefinition bucket = context.getBean(BucketRegistry.class).find("smooth");
 			greeter.smooth(3);
@@ -398,7 +406,7 @@ class RateLimitedInterceptorTests {
 
 	@Test
 	void nullKeyShouldLeaveTheCallUnlimitedWithSkip() {
-		this.runner.withBean(NullKeyPolicy.class, () -> NullKeyPolicy.SKIP)
+		this.runner.withPropertyValues("ratelimit.null-key=skip")
 			.withBean(BucketRegistry.class, () -> new BucketRegistry(LimitSettings.NONE, Map.of()))
 			.run((context) -> {
 				Greeter greeter = context.getBean(Greeter.class);

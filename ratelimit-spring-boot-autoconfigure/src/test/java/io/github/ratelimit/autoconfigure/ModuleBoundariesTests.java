@@ -8,18 +8,24 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.store.RateLimitStore;
+
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The package rules of STYLE.md: the integrations ({@code redis}, {@code web},
- * {@code aop}, {@code actuate}, {@code metrics}, {@code failover}) never import each
- * other and meet only in {@code autoconfigure}, the only package that may use Spring
- * Boot's auto-configuration API.
+ * The package rules (see the README's Modules section): the integrations ({@code redis},
+ * {@code web}, {@code aop}, {@code actuate}, {@code metrics}, {@code failover}) never
+ * import each other and meet only in {@code autoconfigure}, the only package that may use
+ * Spring Boot's auto-configuration API; the shared packages depend on no integration; the
+ * request-stack-neutral part of {@code web} uses no servlet type; the startup side of
+ * {@code @RateLimited} does not depend on its per-call side.
  */
 class ModuleBoundariesTests {
 
-	private static final List<String> INTEGRATIONS = List.of("redis", "web", "aop", "actuate", "metrics", "failover");
+	private static final List<String> INTEGRATIONS = List.of("redis", "web", "aop", "actuate", "metrics", "failover",
+			"health");
 
 	private static JavaClasses classes;
 
@@ -63,8 +69,57 @@ class ModuleBoundariesTests {
 	}
 
 	@Test
+	void theNeutralWebPackageUsesNoServletType() {
+		noClasses().that()
+			.resideInAPackage("io.github.ratelimit.web")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("jakarta.servlet..", "org.springframework.web.servlet..",
+					"io.github.ratelimit.web.servlet..")
+			.allowEmptyShould(false)
+			.check(classes);
+		assertThat(classes.get("io.github.ratelimit.web.servlet.RateLimitFilter")
+			.getDirectDependenciesFromSelf()
+			.stream()
+			.anyMatch((dependency) -> dependency.getTargetClass().getPackageName().startsWith("jakarta.servlet")))
+			.as("the rule looks for the package the servlet side really uses")
+			.isTrue();
+	}
+
+	@Test
+	void theStartupSideOfTheAnnotationDoesNotDependOnItsPerCallSide() {
+		noClasses().that()
+			.resideInAPackage("io.github.ratelimit.aop.operation..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("io.github.ratelimit.aop")
+			.allowEmptyShould(false)
+			.check(classes);
+	}
+
+	@Test
+	void integrationsTakePermitsOnlyThroughTheAcquirer() {
+		noClasses().that()
+			.resideInAnyPackage("io.github.ratelimit.web..", "io.github.ratelimit.aop..",
+					"io.github.ratelimit.bucket..")
+			.should()
+			.callMethod(RateLimitStore.class, "decide", String.class, String.class, List.class, long.class, long.class)
+			.orShould()
+			.callMethod(RateLimitStore.class, "decide", String.class, String.class, List.class, long.class)
+			.orShould()
+			.callMethod(RateLimitStore.class, "decideAsync", String.class, String.class, List.class, long.class,
+					long.class)
+			.orShould()
+			.callMethod(RateLimitStore.class, "refund", String.class, String.class, List.class, long.class)
+			.orShould()
+			.callMethod(RateLimitStore.class, "refund", String.class, String.class, List.class, long.class,
+					Decision.class)
+			.check(classes);
+	}
+
+	@Test
 	void theSharedPackagesDoNotDependOnIntegrations() {
-		for (String shared : List.of("spring", "annotation")) {
+		for (String shared : List.of("annotation", "bucket", "expression", "status")) {
 			noClasses().that()
 				.resideInAPackage("io.github.ratelimit." + shared + "..")
 				.should()

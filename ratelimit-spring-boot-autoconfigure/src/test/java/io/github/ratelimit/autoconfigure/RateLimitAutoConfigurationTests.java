@@ -2,29 +2,37 @@ package io.github.ratelimit.autoconfigure;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.concurrent.Executor;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.validation.BindValidationException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.validation.FieldError;
+import org.springframework.validation.ObjectError;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.ManualTimeSource;
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.LimitMode;
+import io.github.ratelimit.acquire.ManualWaiter;
+import io.github.ratelimit.acquire.Waiter;
+import io.github.ratelimit.bucket.BucketDefinition;
+import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.BucketSource;
+import io.github.ratelimit.bucket.LimitSettings;
+import io.github.ratelimit.bucket.RateLimiters;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
-import io.github.ratelimit.spring.BucketDefinition;
-import io.github.ratelimit.spring.BucketRegistry;
-import io.github.ratelimit.spring.BucketSource;
-import io.github.ratelimit.spring.LimitMode;
-import io.github.ratelimit.spring.RateLimitService;
-import io.github.ratelimit.spring.RateLimiters;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
@@ -52,7 +60,7 @@ class RateLimitAutoConfigurationTests {
 		this.runner.withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class.getPackageName()))
 			.run((context) -> {
 				assertThat(context).hasSingleBean(InMemoryRateLimitStore.class);
-				assertThat(context).hasSingleBean(RateLimitService.class);
+				assertThat(context).hasSingleBean(Acquirer.class);
 				assertThat(context).hasSingleBean(RateLimiters.class);
 			});
 	}
@@ -93,7 +101,7 @@ class RateLimitAutoConfigurationTests {
 	void disabledCreatesNoBeans() {
 		withRedis().withPropertyValues("ratelimit.enabled=false")
 			.run((context) -> assertThat(context).doesNotHaveBean(RateLimitStore.class)
-				.doesNotHaveBean(RateLimitService.class)
+				.doesNotHaveBean(Acquirer.class)
 				.doesNotHaveBean(BucketRegistry.class));
 	}
 
@@ -102,13 +110,13 @@ class RateLimitAutoConfigurationTests {
 		InMemoryRateLimitStore own = InMemoryRateLimitStore.create();
 		withRedis().withBean("myStore", RateLimitStore.class, () -> own).run((context) -> {
 			assertThat(context).hasSingleBean(RateLimitStore.class);
-			assertThat(context.getBean(RateLimitService.class).store()).isSameAs(own);
+			assertThat(context.getBean(Acquirer.class).store()).isSameAs(own);
 		});
 	}
 
 	@Test
 	void aUserBucketRegistryIsUsedInsteadOfOurs() {
-		BucketRegistry own = new BucketRegistry(io.github.ratelimit.spring.LimitSettings.NONE, java.util.Map.of());
+		BucketRegistry own = new BucketRegistry(io.github.ratelimit.bucket.LimitSettings.NONE, java.util.Map.of());
 		this.runner.withBean(BucketRegistry.class, () -> own)
 			.run((context) -> assertThat(context.getBean(BucketRegistry.class)).isSameAs(own));
 	}
@@ -116,7 +124,9 @@ class RateLimitAutoConfigurationTests {
 	@Test
 	void everyBeanCanBeReplacedByTheUser() {
 		for (Class<?> configuration : List.of(RateLimitAutoConfiguration.class, RedisStoreConfiguration.class,
-				MemoryStoreConfiguration.class)) {
+				MemoryStoreConfiguration.class, RateLimitAopAutoConfiguration.class,
+				RateLimitWebAutoConfiguration.class, RateLimitEndpointAutoConfiguration.class,
+				RateLimitMetricsAutoConfiguration.class)) {
 			for (Method method : configuration.getDeclaredMethods()) {
 				if (AnnotatedElementUtils.hasAnnotation(method, Bean.class)) {
 					boolean overridable = AnnotatedElementUtils.hasAnnotation(method, ConditionalOnMissingBean.class)
@@ -127,6 +137,53 @@ class RateLimitAutoConfigurationTests {
 				}
 			}
 		}
+	}
+
+	@Test
+	void theAcquirerWaitsOnTheApplicationTaskExecutorWhenThereIsOne() {
+		Executor applicationTaskExecutor = Runnable::run;
+		this.runner.withBean("applicationTaskExecutor", Executor.class, () -> applicationTaskExecutor)
+			.run((context) -> assertThat(context.getBean(Acquirer.class).waiter().executor())
+				.isSameAs(applicationTaskExecutor));
+		this.runner.run((context) -> assertThat(context.getBean(Acquirer.class).waiter().executor())
+			.isSameAs(java.util.concurrent.ForkJoinPool.commonPool()));
+	}
+
+	@Test
+	void aUserWaiterSetsTheClockAndTheWaitsOfEveryCaller() {
+		ManualWaiter own = new ManualWaiter(new ManualTimeSource(1_000_000L));
+		this.runner.withBean(Waiter.class, () -> own).run((context) -> {
+			assertThat(context.getBean(Acquirer.class).waiter()).isSameAs(own);
+			assertThat(context.getBean(RateLimiters.class).get("direct").bucket().name()).isEqualTo("direct");
+		});
+	}
+
+	@Test
+	void theDirectApiUsesABucketDefinedElsewhere() {
+		this.runner.run((context) -> {
+			BucketRegistry registry = context.getBean(BucketRegistry.class);
+			registry.register("partner",
+					new LimitSettings(Algorithm.GCRA, 2L, java.time.Duration.ofSeconds(1), null, null),
+					BucketSource.ANNOTATION, "@RateLimited on PartnerClient.fetchQuote()");
+			RateLimiters limiters = context.getBean(RateLimiters.class);
+			assertThat(limiters.get("partner").bucket().limits())
+				.containsExactly(LimitSpec.of(2, "1s", Algorithm.GCRA));
+			assertThat(registry.find("partner").source()).isEqualTo(BucketSource.ANNOTATION);
+			assertThat(limiters.get("partner")).isSameAs(limiters.get("partner"));
+		});
+	}
+
+	@Test
+	void anAnnotationReadAfterTheDirectApiUsedItsBucketWithOtherLimitsSaysWhy() {
+		this.runner.run((context) -> {
+			BucketRegistry registry = context.getBean(BucketRegistry.class);
+			context.getBean(RateLimiters.class).get("partner");
+			assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> registry.register("partner",
+					new LimitSettings(null, 2L, java.time.Duration.ofSeconds(1), null, null), BucketSource.ANNOTATION,
+					"@RateLimited on PartnerClient.fetchQuote()")))
+				.hasMessageContaining("RateLimiters.get(\"partner\") ran before the bucket's own definition was read")
+				.hasMessageContaining("ratelimit.buckets.partner");
+		});
 	}
 
 	@Test
@@ -157,7 +214,7 @@ class RateLimitAutoConfigurationTests {
 		this.runner.withPropertyValues("ratelimit.buckets.login.limit=3").run((context) -> {
 			BucketRegistry registry = context.getBean(BucketRegistry.class);
 			BucketDefinition login = registry.register("login",
-					new io.github.ratelimit.spring.LimitSettings(Algorithm.SLIDING_LOG, 5L,
+					new io.github.ratelimit.bucket.LimitSettings(Algorithm.SLIDING_LOG, 5L,
 							java.time.Duration.ofMinutes(2), null, null),
 					BucketSource.ANNOTATION, "@RateLimited on Login.login()");
 			assertThat(login.limits()).containsExactly(LimitSpec.of(3, "2m", Algorithm.SLIDING_LOG));
@@ -197,22 +254,24 @@ class RateLimitAutoConfigurationTests {
 
 	@Test
 	void invalidDefaultsFailStartupNamingTheProperty() {
-		assertStartupFailure("ratelimit.defaults.limit=0", "ratelimit.defaults.limit", "must be positive");
+		assertStartupFailure("ratelimit.defaults.limit=0", "Property: ratelimit.defaults.limit Value: 0",
+				"must be positive");
 	}
 
 	@Test
 	void aZeroRedisTimeoutFailsStartupNamingTheProperty() {
-		assertStartupFailure("ratelimit.redis.timeout=0ms", "ratelimit.redis.timeout", "must be positive");
+		assertStartupFailure("ratelimit.redis.timeout=0ms", "Property: ratelimit.redis.timeout", "must be positive");
 	}
 
 	@Test
 	void aKeyPrefixWithBracesFailsStartupNamingTheProperty() {
-		assertStartupFailure("ratelimit.key-prefix=rl{x}", "ratelimit.key-prefix", "braces");
+		assertStartupFailure("ratelimit.key-prefix=rl{x}", "Property: ratelimit.key-prefix Value: rl{x}", "braces");
 	}
 
 	@Test
 	void zeroMaxKeysFailsStartupNamingTheProperty() {
-		assertStartupFailure("ratelimit.memory.max-keys=0", "ratelimit.memory.max-keys", "at least 1");
+		assertStartupFailure("ratelimit.memory.max-keys=0", "Property: ratelimit.memory.max-keys Value: 0",
+				"at least 1");
 	}
 
 	@Test
@@ -229,14 +288,46 @@ class RateLimitAutoConfigurationTests {
 			.toList();
 		this.runner.withPropertyValues(properties.toArray(new String[0])).run((context) -> {
 			assertThat(context).hasFailed();
-			Throwable failure = context.getStartupFailure();
-			StringBuilder messages = new StringBuilder();
-			for (Throwable t = failure; t != null; t = t.getCause()) {
-				messages.append(t.getMessage()).append('\n');
+			assertThat(reported(context.getStartupFailure())).contains(fragments);
+		});
+	}
+
+	/**
+	 * Returns what Spring Boot reports of a startup failure: the messages of its causes,
+	 * and for a failed validation of the properties each error as the failure analysis
+	 * shows it ({@code Property: ratelimit.memory.max-keys ... Reason: must be at least
+	 * 1}).
+	 */
+	private static String reported(Throwable failure) {
+		StringBuilder messages = new StringBuilder();
+		for (Throwable t = failure; t != null; t = t.getCause()) {
+			messages.append(t.getMessage()).append('\n');
+			if (t instanceof BindValidationException validation) {
+				for (ObjectError error : validation.getValidationErrors()) {
+					if (error instanceof FieldError field) {
+						messages.append("Property: ")
+							.append(field.getObjectName())
+							.append('.')
+							.append(field.getField())
+							.append(" Value: ")
+							.append(field.getRejectedValue())
+							.append(" Reason: ")
+							.append(field.getDefaultMessage())
+							.append('\n');
+					}
+				}
 			}
-			for (String fragment : fragments) {
-				assertThat(messages.toString()).contains(fragment);
-			}
+		}
+		return messages.toString();
+	}
+
+	@Test
+	void invalidPropertiesAreReportedOnceAsBindingValidationErrors() {
+		this.runner.withPropertyValues("ratelimit.memory.max-keys=0", "ratelimit.redis.timeout=0ms").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(reported(context.getStartupFailure()))
+				.contains("Property: ratelimit.memory.max-keys Value: 0 Reason: must be at least 1")
+				.contains("Property: ratelimit.redis.timeout Value: PT0S Reason: must be positive");
 		});
 	}
 

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -12,14 +13,22 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import io.github.ratelimit.ManualTimeSource;
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.ManualWaiter;
+import io.github.ratelimit.acquire.PermitRequest;
+import io.github.ratelimit.acquire.Waiter;
+import io.github.ratelimit.actuate.RateLimitStatistics;
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.BucketDescriptor;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.KeyDescriptor;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.RateLimitsDescriptor;
+import io.github.ratelimit.bucket.BucketDefinition;
+import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.RateLimiters;
 import io.github.ratelimit.metrics.RateLimitMetrics;
-import io.github.ratelimit.spring.BucketDefinition;
-import io.github.ratelimit.spring.BucketRegistry;
-import io.github.ratelimit.spring.RateLimitService;
+import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -52,17 +61,18 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 	@Test
 	void withoutActuatorThereIsNoEndpoint() {
 		this.exposed.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
-			.run((context) -> assertThat(context).hasSingleBean(RateLimitService.class)
-				.doesNotHaveBean(RateLimitsEndpoint.class));
+			.run((context) -> assertThat(context).hasSingleBean(Acquirer.class)
+				.doesNotHaveBean(RateLimitsEndpoint.class)
+				.doesNotHaveBean(RateLimitStatistics.class));
 	}
 
 	@Test
 	void theEndpointListsBucketsWithLimitsSourceAndCounts() {
 		this.exposed.run((context) -> {
-			RateLimitService service = context.getBean(RateLimitService.class);
+			Acquirer acquirer = context.getBean(Acquirer.class);
 			BucketDefinition login = context.getBean(BucketRegistry.class).find("login");
 			for (int i = 0; i < 3; i++) {
-				service.decide(login, "alice", login.limits(), 1, Long.MAX_VALUE);
+				acquirer.tryAcquire(PermitRequest.of(login.bucket(), "alice", 1));
 			}
 			RateLimitsDescriptor descriptor = context.getBean(RateLimitsEndpoint.class).rateLimits();
 			assertThat(descriptor.store().name()).isEqualTo("memory");
@@ -81,6 +91,7 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 				assertThat(limit.window()).isEqualTo("1m");
 			});
 			assertThat(bucket.allowed()).isEqualTo(2);
+			assertThat(bucket.waited()).isZero();
 			assertThat(bucket.rejected()).isEqualTo(1);
 			assertThat(descriptor.buckets()).extracting(BucketDescriptor::name).contains("search");
 		});
@@ -89,9 +100,9 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 	@Test
 	void readingAKeyDoesNotConsumeAndDeleteResetsIt() {
 		this.exposed.run((context) -> {
-			RateLimitService service = context.getBean(RateLimitService.class);
+			Acquirer acquirer = context.getBean(Acquirer.class);
 			BucketDefinition login = context.getBean(BucketRegistry.class).find("login");
-			service.decide(login, "bob", login.limits(), 2, Long.MAX_VALUE);
+			acquirer.tryAcquire(PermitRequest.of(login.bucket(), "bob", 2));
 			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
 			for (int i = 0; i < 3; i++) {
 				KeyDescriptor state = endpoint.key("login", "bob");
@@ -110,13 +121,13 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 	void decisionsAreCountedByBucketAndOutcomeWithoutTheKey() {
 		this.withMetrics.run((context) -> {
 			assertThat(context).hasSingleBean(RateLimitMetrics.class);
-			RateLimitService service = context.getBean(RateLimitService.class);
+			Acquirer acquirer = context.getBean(Acquirer.class);
 			BucketRegistry registry = context.getBean(BucketRegistry.class);
 			BucketDefinition login = registry.find("login");
 			BucketDefinition search = registry.find("search");
 			for (int i = 0; i < 3; i++) {
-				service.decide(login, "user-" + (i % 1), login.limits(), 1, Long.MAX_VALUE);
-				service.decide(search, "ip", search.limits(), 1, Long.MAX_VALUE);
+				acquirer.tryAcquire(PermitRequest.of(login.bucket(), "user-" + (i % 1), 1));
+				acquirer.tryAcquire(PermitRequest.of(search.bucket(), "ip", 1));
 			}
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
 			assertThat(
@@ -135,6 +146,43 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 				.allSatisfy((meter) -> assertThat(meter.getId().getTags().stream().map((tag) -> tag.getKey()).toList())
 					.containsExactlyInAnyOrderElementsOf(List.of("bucket", "outcome")));
 		});
+	}
+
+	@Test
+	void callsThatWaitedAreCountedAsWaitedByTheDirectApiTheEndpointAndTheMetrics() {
+		ManualTimeSource time = new ManualTimeSource(1_700_000_000_000_000L);
+		this.exposed
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+			.withBean(RateLimitStore.class,
+					() -> InMemoryRateLimitStore.builder().timeSource(time).executor(Runnable::run).build())
+			.withBean(Waiter.class, () -> new ManualWaiter(time))
+			.withPropertyValues("ratelimit.buckets.partner.algorithm=token-bucket", "ratelimit.buckets.partner.limit=1",
+					"ratelimit.buckets.partner.window=1s")
+			.run((context) -> {
+				RateLimiters limiters = context.getBean(RateLimiters.class);
+				limiters.get("partner").acquire("", Duration.ofSeconds(5));
+				limiters.get("partner").acquire("", Duration.ofSeconds(5));
+				BucketDescriptor partner = context.getBean(RateLimitsEndpoint.class)
+					.rateLimits()
+					.buckets()
+					.stream()
+					.filter((b) -> b.name().equals("partner"))
+					.findFirst()
+					.orElseThrow();
+				assertThat(partner.allowed()).isEqualTo(1);
+				assertThat(partner.waited()).as("the second call waited, then went through").isEqualTo(1);
+				assertThat(partner.rejected()).isZero();
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				assertThat(meters.get("ratelimit.decisions")
+					.tags("bucket", "partner", "outcome", "waited")
+					.counter()
+					.count()).isEqualTo(1);
+				assertThat(meters.get("ratelimit.decisions")
+					.tags("bucket", "partner", "outcome", "rejected")
+					.counter()
+					.count()).isZero();
+			});
 	}
 
 	@Test

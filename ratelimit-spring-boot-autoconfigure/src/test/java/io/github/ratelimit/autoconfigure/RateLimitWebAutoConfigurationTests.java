@@ -9,14 +9,14 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 
-import io.github.ratelimit.spring.BucketRegistry;
-import io.github.ratelimit.spring.BucketSource;
-import io.github.ratelimit.spring.RateLimitService;
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.BucketSource;
 import io.github.ratelimit.web.HeadersMode;
-import io.github.ratelimit.web.RateLimitExceptionResolver;
-import io.github.ratelimit.web.RateLimitFilter;
 import io.github.ratelimit.web.RateLimitHeaders;
-import io.github.ratelimit.web.ResponseHeadersObserver;
+import io.github.ratelimit.web.servlet.RateLimitExceptionResolver;
+import io.github.ratelimit.web.servlet.RateLimitFilter;
+import io.github.ratelimit.web.servlet.ResponseHeadersObserver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -119,7 +119,7 @@ class RateLimitWebAutoConfigurationTests {
 		new ApplicationContextRunner()
 			.withConfiguration(
 					AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitWebAutoConfiguration.class))
-			.run((context) -> assertThat(context).hasSingleBean(RateLimitService.class)
+			.run((context) -> assertThat(context).hasSingleBean(Acquirer.class)
 				.doesNotHaveBean(RateLimitExceptionResolver.class)
 				.doesNotHaveBean(ResponseHeadersObserver.class));
 	}
@@ -127,7 +127,7 @@ class RateLimitWebAutoConfigurationTests {
 	@Test
 	void withoutSpringMvcThereAreNoWebBeans() {
 		this.runner.withClassLoader(new FilteredClassLoader(HandlerExceptionResolver.class))
-			.run((context) -> assertThat(context).hasSingleBean(RateLimitService.class)
+			.run((context) -> assertThat(context).hasSingleBean(Acquirer.class)
 				.doesNotHaveBean(RateLimitExceptionResolver.class));
 	}
 

@@ -13,9 +13,9 @@ import org.springframework.mock.web.MockHttpServletRequest;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
-import io.github.ratelimit.spring.BucketDefinition;
-import io.github.ratelimit.spring.RateLimitExpressions;
-import io.github.ratelimit.spring.RateLimitExpressions.InvalidExpressionException;
+import io.github.ratelimit.acquire.Bucket;
+import io.github.ratelimit.expression.RateLimitExpressions;
+import io.github.ratelimit.expression.RateLimitExpressions.InvalidExpressionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -33,13 +33,14 @@ class FilterRuleTests {
 
 	private final RateLimitExpressions expressions = new RateLimitExpressions(null);
 
-	private final BucketDefinition bucket = WebTestSupport.bucket("api", LimitSpec.of(5, "1m", Algorithm.GCRA));
+	private final Bucket bucket = Bucket.of("api", LimitSpec.of(5, "1m", Algorithm.GCRA));
 
 	@Test
 	void badKeyExpressionShouldFailNamingThePropertyAndTheExpression() {
 		assertThatIllegalStateException()
-			.isThrownBy(
-					() -> FilterRule.builder(NAME, this.bucket).key("#request.getHeader('X").build(this.expressions))
+			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket)
+				.key("#request.getHeader('X")
+				.build(this.expressions, HttpServletRequest.class))
 			.withMessageContaining("ratelimit.filter.rules[3].key")
 			.withMessageContaining("#request.getHeader('X");
 	}
@@ -47,26 +48,32 @@ class FilterRuleTests {
 	@Test
 	void badCostExpressionShouldFailNamingTheProperty() {
 		assertThatIllegalStateException()
-			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket).cost("#request.(").build(this.expressions))
+			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket)
+				.cost("#request.(")
+				.build(this.expressions, HttpServletRequest.class))
 			.withMessageContaining("ratelimit.filter.rules[3].cost")
 			.withMessageContaining("#request.(");
 	}
 
 	@Test
 	void constantCostBelowOneShouldFailNamingTheProperty() {
-		assertThatIllegalStateException()
-			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket).cost("0").build(this.expressions))
+		assertThatIllegalStateException().isThrownBy(
+				() -> FilterRule.builder(NAME, this.bucket).cost("0").build(this.expressions, HttpServletRequest.class))
 			.withMessageContaining("ratelimit.filter.rules[3].cost")
 			.withMessageContaining("at least 1");
 	}
 
 	@Test
 	void evaluatedCostThatIsNotAWholeNumberShouldFailNamingTheProperty() {
-		FilterRule rule = FilterRule.builder(NAME, this.bucket).cost("1.5").build(this.expressions);
+		FilterRule rule = FilterRule.builder(NAME, this.bucket)
+			.cost("1.5")
+			.build(this.expressions, HttpServletRequest.class);
 		assertThatIllegalStateException().isThrownBy(() -> rule.cost(new MockHttpServletRequest()))
 			.withMessageContaining("ratelimit.filter.rules[3].cost '1.5'")
 			.withMessageContaining("whole number");
-		FilterRule zero = FilterRule.builder(NAME, this.bucket).cost("2 - 2").build(this.expressions);
+		FilterRule zero = FilterRule.builder(NAME, this.bucket)
+			.cost("2 - 2")
+			.build(this.expressions, HttpServletRequest.class);
 		assertThatIllegalStateException().isThrownBy(() -> zero.cost(new MockHttpServletRequest()))
 			.withMessageContaining("at least 1");
 	}
@@ -77,12 +84,16 @@ class FilterRuleTests {
 		request.setParameter("n", "7");
 		assertThat(FilterRule.builder(NAME, this.bucket)
 			.cost("#request.getParameter('n')")
-			.build(this.expressions)
+			.build(this.expressions, HttpServletRequest.class)
 			.cost(request)).isEqualTo(7);
-		assertThat(FilterRule.builder(NAME, this.bucket).cost("3.0").build(this.expressions).cost(request))
-			.isEqualTo(3);
-		assertThat(FilterRule.builder(NAME, this.bucket).cost(" 2 ").build(this.expressions).cost(request))
-			.isEqualTo(2);
+		assertThat(FilterRule.builder(NAME, this.bucket)
+			.cost("3.0")
+			.build(this.expressions, HttpServletRequest.class)
+			.cost(request)).isEqualTo(3);
+		assertThat(FilterRule.builder(NAME, this.bucket)
+			.cost(" 2 ")
+			.build(this.expressions, HttpServletRequest.class)
+			.cost(request)).isEqualTo(2);
 	}
 
 	@Test
@@ -90,7 +101,7 @@ class FilterRuleTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket)
 				.paths(List.of("/ok/**", "/api/{id"))
-				.build(this.expressions))
+				.build(this.expressions, HttpServletRequest.class))
 			.withMessageContaining("ratelimit.filter.rules[3].paths[1]")
 			.withMessageContaining("/api/{id");
 	}
@@ -98,8 +109,9 @@ class FilterRuleTests {
 	@Test
 	void unknownMethodShouldFailNamingTheProperty() {
 		assertThatIllegalArgumentException()
-			.isThrownBy(
-					() -> FilterRule.builder(NAME, this.bucket).methods(List.of("GET", "GETT")).build(this.expressions))
+			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket)
+				.methods(List.of("GET", "GETT"))
+				.build(this.expressions, HttpServletRequest.class))
 			.withMessageContaining("ratelimit.filter.rules[3].methods[1]")
 			.withMessageContaining("'GETT'")
 			.withMessageContaining("POST");
@@ -107,7 +119,7 @@ class FilterRuleTests {
 
 	@Test
 	void ruleWithoutPathsOrMethodsShouldMatchEverything() {
-		FilterRule rule = FilterRule.builder(NAME, this.bucket).build(this.expressions);
+		FilterRule rule = FilterRule.builder(NAME, this.bucket).build(this.expressions, HttpServletRequest.class);
 		assertThat(rule.hasPaths()).isFalse();
 		assertThat(rule.matches("DELETE", null)).isTrue();
 		assertThat(rule.matches("GET", PathContainer.parsePath("/anything"))).isTrue();
@@ -115,7 +127,9 @@ class FilterRuleTests {
 
 	@Test
 	void methodsShouldMatchCaseInsensitivelyAndGetShouldCoverHead() {
-		FilterRule rule = FilterRule.builder(NAME, this.bucket).methods(List.of("get", "Post")).build(this.expressions);
+		FilterRule rule = FilterRule.builder(NAME, this.bucket)
+			.methods(List.of("get", "Post"))
+			.build(this.expressions, HttpServletRequest.class);
 		assertThat(rule.matches("GET", null)).isTrue();
 		assertThat(rule.matches("HEAD", null)).isTrue();
 		assertThat(rule.matches("POST", null)).isTrue();
@@ -126,7 +140,7 @@ class FilterRuleTests {
 	void pathsShouldMatchAnyOfThePatterns() {
 		FilterRule rule = FilterRule.builder(NAME, this.bucket)
 			.paths(List.of("/api/**", "/login"))
-			.build(this.expressions);
+			.build(this.expressions, HttpServletRequest.class);
 		assertThat(rule.matches("GET", PathContainer.parsePath("/api"))).isTrue();
 		assertThat(rule.matches("GET", PathContainer.parsePath("/api/v1/items"))).isTrue();
 		assertThat(rule.matches("GET", PathContainer.parsePath("/login"))).isTrue();
@@ -136,7 +150,10 @@ class FilterRuleTests {
 
 	@Test
 	void emptyKeyShouldBeTheSharedKey() {
-		assertThat(FilterRule.builder(NAME, this.bucket).key("  ").build(this.expressions).key(request())).isEmpty();
+		assertThat(FilterRule.builder(NAME, this.bucket)
+			.key("  ")
+			.build(this.expressions, HttpServletRequest.class)
+			.key(request())).isEmpty();
 	}
 
 	@Test
@@ -145,7 +162,7 @@ class FilterRuleTests {
 		beans.registerSingleton("tenants", new Tenants());
 		FilterRule rule = FilterRule.builder(NAME, this.bucket)
 			.key("@tenants.of(#request.getHeader('Host'))")
-			.build(new RateLimitExpressions(beans));
+			.build(new RateLimitExpressions(beans), HttpServletRequest.class);
 		MockHttpServletRequest request = request();
 		request.addHeader("Host", "acme.example.com");
 		assertThat(rule.key(request)).isEqualTo("tenant-acme");
@@ -155,7 +172,7 @@ class FilterRuleTests {
 	void keyThatEvaluatesToNullShouldBeNull() {
 		FilterRule rule = FilterRule.builder(NAME, this.bucket)
 			.key("#request.getHeader('X-Api-Key')")
-			.build(this.expressions);
+			.build(this.expressions, HttpServletRequest.class);
 		assertThat(rule.key(request())).isNull();
 		assertThat(rule.firstNullKey()).isTrue();
 		assertThat(rule.firstNullKey()).isFalse();
@@ -163,7 +180,9 @@ class FilterRuleTests {
 
 	@Test
 	void nonStringKeyShouldBeItsText() {
-		FilterRule rule = FilterRule.builder(NAME, this.bucket).key("#request.serverPort").build(this.expressions);
+		FilterRule rule = FilterRule.builder(NAME, this.bucket)
+			.key("#request.serverPort")
+			.build(this.expressions, HttpServletRequest.class);
 		assertThat(rule.key(request())).isEqualTo("80");
 	}
 
@@ -176,8 +195,10 @@ class FilterRuleTests {
 		for (String key : List.of("#request.remoteAddr", "#request.requestURI", "#request.method",
 				"#request.serverPort", "#request.remoteUser", "#request.getRemoteAddr()", "#request.remoteAddr + ''")) {
 			Object spel = this.expressions.parse(key, "test").getValue(context);
-			assertThat(FilterRule.builder(NAME, this.bucket).key(key).build(this.expressions).key(request)).as(key)
-				.isEqualTo((spel != null) ? spel.toString() : null);
+			assertThat(FilterRule.builder(NAME, this.bucket)
+				.key(key)
+				.build(this.expressions, HttpServletRequest.class)
+				.key(request)).as(key).isEqualTo((spel != null) ? spel.toString() : null);
 		}
 	}
 
@@ -195,11 +216,14 @@ class FilterRuleTests {
 			}
 
 		};
-		assertThat(
-				FilterRule.builder(NAME, this.bucket).key("#request.remoteAddr").build(this.expressions).key(wrapped))
-			.isEqualTo("10.9.9.9");
-		assertThat(FilterRule.builder(NAME, this.bucket).key("#request.tenant").build(this.expressions).key(wrapped))
-			.isEqualTo("acme");
+		assertThat(FilterRule.builder(NAME, this.bucket)
+			.key("#request.remoteAddr")
+			.build(this.expressions, HttpServletRequest.class)
+			.key(wrapped)).isEqualTo("10.9.9.9");
+		assertThat(FilterRule.builder(NAME, this.bucket)
+			.key("#request.tenant")
+			.build(this.expressions, HttpServletRequest.class)
+			.key(wrapped)).isEqualTo("acme");
 	}
 
 	@Test
@@ -212,14 +236,52 @@ class FilterRuleTests {
 			}
 
 		};
-		FilterRule rule = FilterRule.builder(NAME, this.bucket).key("#request.remoteAddr").build(this.expressions);
+		FilterRule rule = FilterRule.builder(NAME, this.bucket)
+			.key("#request.remoteAddr")
+			.build(this.expressions, HttpServletRequest.class);
 		assertThatExceptionOfType(InvalidExpressionException.class).isThrownBy(() -> rule.key(failing))
 			.withMessageContaining("ratelimit.filter.rules[3].key")
 			.withMessageContaining("#request.remoteAddr");
 	}
 
+	@Test
+	void requestPropertyKeyShouldBeReadOnTheTypeTheRuleIsBuiltFor() {
+		FilterRule rule = FilterRule.builder(NAME, this.bucket)
+			.key("#request.name")
+			.build(this.expressions, Named.class);
+		assertThat(rule.key(new Named("acme"))).isEqualTo("acme");
+		assertThat(rule.cost(new Named("acme"))).isEqualTo(1);
+	}
+
+	@Test
+	void stringCostShouldBeAWholeNumberAsForTheAnnotation() {
+		MockHttpServletRequest request = request();
+		request.setParameter("n", "4.0");
+		assertThat(FilterRule.builder(NAME, this.bucket)
+			.cost("#request.getParameter('n')")
+			.build(this.expressions, HttpServletRequest.class)
+			.cost(request)).isEqualTo(4);
+	}
+
 	private static MockHttpServletRequest request() {
 		return new MockHttpServletRequest("GET", "/api/items");
+	}
+
+	/**
+	 * A request object of another stack.
+	 *
+	 * @param name what the key reads
+	 */
+	public record Named(String name) {
+
+		/**
+		 * Returns the name as a JavaBeans getter.
+		 * @return the name
+		 */
+		public String getName() {
+			return this.name;
+		}
+
 	}
 
 	/**

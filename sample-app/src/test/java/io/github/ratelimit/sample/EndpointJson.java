@@ -18,8 +18,8 @@ final class EndpointJson {
 	 * Returns a count of one bucket.
 	 * @param body the listing
 	 * @param bucket the bucket name
-	 * @param field {@code allowed}, {@code rejected}, {@code shadowRejected} or
-	 * {@code errors}
+	 * @param field {@code allowed}, {@code waited}, {@code rejected},
+	 * {@code shadowRejected} or {@code errors}
 	 * @return the count
 	 */
 	static long bucketCount(String body, String bucket, String field) {

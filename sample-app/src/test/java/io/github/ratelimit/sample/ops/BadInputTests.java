@@ -26,11 +26,12 @@ import org.springframework.web.bind.annotation.RestController;
 
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.PermitRequest;
 import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.bucket.BucketDefinition;
+import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
-import io.github.ratelimit.spring.BucketDefinition;
-import io.github.ratelimit.spring.BucketRegistry;
-import io.github.ratelimit.spring.RateLimitService;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
@@ -113,7 +114,7 @@ class BadInputTests {
 				"--ratelimit.filter.rules[3].cost=#request.getParameter('cost')",
 				"--ratelimit.buckets.bad-cost.algorithm=token-bucket", "--ratelimit.buckets.bad-cost.limit=5",
 				"--ratelimit.buckets.bad-cost.window=1h",
-				// for the key flood, through RateLimitService
+				// for the key flood, through the Acquirer
 				"--ratelimit.buckets.flood.algorithm=token-bucket", "--ratelimit.buckets.flood.limit=3",
 				"--ratelimit.buckets.flood.window=1h" };
 	}
@@ -260,22 +261,22 @@ class BadInputTests {
 	@Test
 	void aMillionRotatingKeysKeepTheMemoryStoreWithinMaxKeys() {
 		InMemoryRateLimitStore store = (InMemoryRateLimitStore) memory.bean(RateLimitStore.class);
-		RateLimitService service = memory.bean(RateLimitService.class);
+		Acquirer acquirer = memory.bean(Acquirer.class);
 		BucketDefinition flood = memory.bean(BucketRegistry.class).find("flood");
 		assertThat(flood).isNotNull();
 		// A real client, over its limit before the flood starts and still trying during
 		// it: the flood must not evict its state (which would lift its limit).
 		for (int i = 0; i < 3; i++) {
-			assertThat(decide(service, flood, "victim").allowed()).isTrue();
+			assertThat(decide(acquirer, flood, "victim").allowed()).isTrue();
 		}
-		assertThat(decide(service, flood, "victim").allowed()).isFalse();
+		assertThat(decide(acquirer, flood, "victim").allowed()).isFalse();
 		long heapBefore = usedHeapAfterGc();
 		long started = System.nanoTime();
 		long victimAllowed = 0;
 		long maxSize = 0;
 		for (int i = 0; i < 1_000_000; i++) {
-			assertThat(decide(service, flood, "attacker-" + i).allowed()).isTrue();
-			if (i % 100 == 0 && decide(service, flood, "victim").allowed()) {
+			assertThat(decide(acquirer, flood, "attacker-" + i).allowed()).isTrue();
+			if (i % 100 == 0 && decide(acquirer, flood, "victim").allowed()) {
 				victimAllowed++;
 			}
 			if (i % 100_000 == 0) {
@@ -298,8 +299,8 @@ class BadInputTests {
 		assertThat(victimAllowed).as("times the flood lifted the limit of a client over it").isZero();
 	}
 
-	private static Decision decide(RateLimitService service, BucketDefinition bucket, String key) {
-		return service.decide(bucket, key, bucket.limits(), 1, RateLimitStore.NO_MAX_DELAY).decision();
+	private static Decision decide(Acquirer acquirer, BucketDefinition bucket, String key) {
+		return acquirer.tryAcquire(PermitRequest.of(bucket.bucket(), key, 1)).decision();
 	}
 
 	private static long usedHeapAfterGc() {

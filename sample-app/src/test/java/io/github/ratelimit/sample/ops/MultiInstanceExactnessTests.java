@@ -34,9 +34,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.acquire.RateLimitObserver;
+import io.github.ratelimit.acquire.RateLimitResult;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
-import io.github.ratelimit.spring.RateLimitObserver;
-import io.github.ratelimit.spring.RateLimitResult;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
 

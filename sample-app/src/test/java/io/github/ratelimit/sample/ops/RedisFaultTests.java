@@ -21,10 +21,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import io.github.ratelimit.acquire.RateLimitObserver;
+import io.github.ratelimit.acquire.RateLimitResult;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitScript;
-import io.github.ratelimit.spring.RateLimitObserver;
-import io.github.ratelimit.spring.RateLimitResult;
 import io.github.ratelimit.status.BreakerState;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.testsupport.redis.RedisServer;
@@ -382,7 +382,7 @@ class RedisFaultTests {
 
 	/**
 	 * Records how long each decision spent in the store (Redis, and the fallback when
-	 * Redis fails), as {@code RateLimitService} measures it.
+	 * Redis fails), as the {@code Acquirer} measures it.
 	 */
 	static final class StoreTimes implements RateLimitObserver {
 

@@ -1,0 +1,30 @@
+package io.github.ratelimit.acquire;
+
+/**
+ * Told what became of every request the {@link Acquirer} decides: metrics count them, the
+ * endpoint keeps per-bucket counts, the web layer writes limit headers. Called on the
+ * deciding thread (for an asynchronous store, possibly its I/O thread): must be quick and
+ * must not block. An observer that throws is logged and otherwise ignored.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public interface RateLimitObserver {
+
+	/**
+	 * Called once per request, with its final result: after any wait for a permit, before
+	 * any wait for a leaky bucket slot.
+	 * @param result the decision and its outcome
+	 */
+	void onDecision(RateLimitResult result);
+
+	/**
+	 * Called when the store could not decide (the failure mode is {@code closed}, or the
+	 * store has no fallback).
+	 * @param bucket the bucket
+	 * @param failure what the store threw
+	 * @param storeNanos how long the failed call took
+	 */
+	default void onError(Bucket bucket, RuntimeException failure, long storeNanos) {
+	}
+
+}

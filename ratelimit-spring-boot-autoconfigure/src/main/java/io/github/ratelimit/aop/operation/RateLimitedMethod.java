@@ -1,0 +1,88 @@
+package io.github.ratelimit.aop.operation;
+
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Set;
+
+import io.github.ratelimit.annotation.RateLimited;
+
+/**
+ * Everything the interceptor needs about one rate-limited method, parsed once: its
+ * {@link RateLimited @RateLimited} operations in the order they are decided, and how it
+ * returns its result.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public final class RateLimitedMethod {
+
+	private final Method method;
+
+	private final List<RateLimitedOperation> operations;
+
+	private final ReturnKind returnKind;
+
+	private final Set<String> parameterNames;
+
+	private final String description;
+
+	private final boolean refundsAfterCall;
+
+	RateLimitedMethod(Method method, List<RateLimitedOperation> operations, Set<String> parameterNames,
+			String description) {
+		this.method = method;
+		this.operations = List.copyOf(operations);
+		this.returnKind = ReturnKind.of(method.getReturnType());
+		this.parameterNames = Set.copyOf(parameterNames);
+		this.description = description;
+		this.refundsAfterCall = operations.stream().anyMatch((operation) -> operation.refundWhen() != null);
+	}
+
+	/**
+	 * Returns the method the annotations were found for (on the target class, not an
+	 * interface).
+	 * @return the method
+	 */
+	public Method method() {
+		return this.method;
+	}
+
+	/**
+	 * Returns the operations, in declaration order.
+	 * @return the operations, at least one
+	 */
+	public List<RateLimitedOperation> operations() {
+		return this.operations;
+	}
+
+	/**
+	 * Returns how the method returns its result, which decides whether a call is limited
+	 * by blocking or by composing on the returned stage or publisher.
+	 * @return the return kind
+	 */
+	public ReturnKind returnKind() {
+		return this.returnKind;
+	}
+
+	/**
+	 * Returns the parameter names, so that an argument named like a built-in variable
+	 * ({@code request}, {@code principal}) keeps its own value.
+	 * @return the names
+	 */
+	public Set<String> parameterNames() {
+		return this.parameterNames;
+	}
+
+	/**
+	 * Returns whether any operation has a {@code refundWhen}.
+	 * @return {@code true} when the outcome of the call must be examined
+	 */
+	public boolean refundsAfterCall() {
+		return this.refundsAfterCall;
+	}
+
+	@Override
+	public String toString() {
+		return this.description + " " + this.operations;
+	}
+
+}

@@ -1,0 +1,176 @@
+package io.github.ratelimit.aop.operation;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.expression.Expression;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.Durations;
+import io.github.ratelimit.acquire.WaitPolicy;
+import io.github.ratelimit.annotation.OnLimit;
+import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.bucket.BucketDefinition;
+import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.BucketSource;
+import io.github.ratelimit.bucket.LimitSettings;
+import io.github.ratelimit.expression.RateLimitExpressions;
+
+/**
+ * Turns one {@link RateLimited @RateLimited} into a {@link RateLimitedOperation}:
+ * registers its bucket, parses its expressions and durations and finds its fallback, so
+ * that every mistake surfaces at startup with a message naming the class, the method, the
+ * attribute and the value.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+final class RateLimitedOperationParser {
+
+	private final Supplier<BucketRegistry> registry;
+
+	private final RateLimitExpressions expressions;
+
+	RateLimitedOperationParser(Supplier<BucketRegistry> registry, RateLimitExpressions expressions) {
+		this.registry = registry;
+		this.expressions = expressions;
+	}
+
+	/**
+	 * Parses one annotation.
+	 * @param annotation the annotation
+	 * @param method the annotated method, on the target class
+	 * @param targetClass the user class of the bean
+	 * @return the operation
+	 * @throws IllegalStateException naming the method, attribute and value at fault
+	 */
+	RateLimitedOperation parse(RateLimited annotation, Method method, Class<?> targetClass) {
+		String description = describe(method, targetClass);
+		String bucketName = StringUtils.hasText(annotation.bucket()) ? annotation.bucket()
+				: targetClass.getSimpleName() + "." + method.getName();
+		LimitSettings settings = new LimitSettings(algorithm(annotation, description),
+				(annotation.limit() != 0) ? annotation.limit() : null, window(annotation, description),
+				(annotation.burst() != 0) ? annotation.burst() : null, null);
+		BucketDefinition bucket = this.registry.get()
+			.register(bucketName, settings, BucketSource.ANNOTATION, "@RateLimited on " + description);
+		Duration maxWait = maxWait(annotation, description);
+		if (annotation.onLimit() == OnLimit.WAIT && maxWait == null) {
+			throw new IllegalStateException(RateLimitedOperation.where("onLimit", description)
+					+ ": WAIT needs maxWait, the longest a call may wait for a permit (e.g. maxWait = \"2s\")");
+		}
+		Expression refundWhen = expression(annotation.refundWhen(), "refundWhen", description);
+		if (refundWhen != null
+				&& bucket.limits().stream().anyMatch((spec) -> spec.algorithm() == Algorithm.LEAKY_BUCKET)) {
+			throw new IllegalStateException(RateLimitedOperation.where("refundWhen", description) + ": bucket '"
+					+ bucketName + "' uses LEAKY_BUCKET, whose slots cannot be given back once handed out ("
+					+ bucket.limits() + "); remove refundWhen '" + annotation.refundWhen()
+					+ "' or choose another algorithm");
+		}
+		RateLimitedOperation.Builder builder = new RateLimitedOperation.Builder(bucket, description)
+			.key(expression(annotation.key(), "key", description))
+			.limit(expression(annotation.limitExpression(), "limitExpression", description))
+			.skipWhen(expression(annotation.skipWhen(), "skipWhen", description))
+			.refundWhen(refundWhen)
+			.waitPolicy(WaitPolicy.of(annotation.onLimit() == OnLimit.WAIT, maxWait));
+		cost(annotation.cost(), description, builder);
+		if (StringUtils.hasText(annotation.fallbackMethod())) {
+			builder.fallback(FallbackMethod.resolve(targetClass, method, annotation.fallbackMethod().trim(),
+					RateLimitedOperation.where("fallbackMethod", description)));
+		}
+		return builder.build();
+	}
+
+	/**
+	 * Describes a method for messages, e.g. {@code LoginService.login(String, String)}.
+	 * @param method the method
+	 * @param targetClass the user class of the bean
+	 * @return the description
+	 */
+	static String describe(Method method, Class<?> targetClass) {
+		return ClassUtils.getShortName(targetClass) + "." + method.getName() + "("
+				+ Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", "))
+				+ ")";
+	}
+
+	private @Nullable Algorithm algorithm(RateLimited annotation, String description) {
+		Algorithm[] algorithms = annotation.algorithm();
+		if (algorithms.length > 1) {
+			throw new IllegalStateException(
+					RateLimitedOperation.where("algorithm", description) + ": at most one algorithm, but was "
+							+ Arrays.toString(algorithms) + "; repeat @RateLimited for several limits");
+		}
+		return (algorithms.length == 1) ? algorithms[0] : null;
+	}
+
+	private @Nullable Duration window(RateLimited annotation, String description) {
+		if (annotation.window().isEmpty()) {
+			return null;
+		}
+		try {
+			return Durations.parse(annotation.window());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(RateLimitedOperation.where("window", description) + ": " + ex.getMessage(),
+					ex);
+		}
+	}
+
+	private @Nullable Duration maxWait(RateLimited annotation, String description) {
+		if (annotation.maxWait().isEmpty()) {
+			return null;
+		}
+		Duration maxWait;
+		try {
+			maxWait = Durations.parse(annotation.maxWait());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(RateLimitedOperation.where("maxWait", description) + ": " + ex.getMessage(),
+					ex);
+		}
+		if (maxWait.isNegative()) {
+			throw new IllegalStateException(RateLimitedOperation.where("maxWait", description)
+					+ ": must not be negative but was '" + annotation.maxWait() + "'");
+		}
+		return maxWait;
+	}
+
+	private void cost(String cost, String description, RateLimitedOperation.Builder builder) {
+		String text = cost.trim();
+		// A literal (the default "1") needs no evaluation per call, and a bad one can be
+		// reported now rather than on the first call.
+		if (!text.isEmpty() && text.chars().allMatch(Character::isDigit)) {
+			long value;
+			try {
+				value = Long.parseLong(text);
+			}
+			catch (NumberFormatException ex) {
+				value = 0;
+			}
+			if (value < 1) {
+				throw new IllegalStateException(RateLimitedOperation.where("cost", description)
+						+ ": must be a whole number >= 1 but was '" + cost + "'");
+			}
+			builder.fixedCost(value);
+			return;
+		}
+		if (text.isEmpty()) {
+			throw new IllegalStateException(RateLimitedOperation.where("cost", description)
+					+ ": must not be empty; leave it out for a cost of 1");
+		}
+		builder.cost(expression(text, "cost", description));
+	}
+
+	private @Nullable Expression expression(String text, String attribute, String description) {
+		if (!StringUtils.hasText(text)) {
+			return null;
+		}
+		return this.expressions.parse(text, RateLimitedOperation.where(attribute, description));
+	}
+
+}

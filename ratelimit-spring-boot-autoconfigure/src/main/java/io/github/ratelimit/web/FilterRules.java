@@ -1,0 +1,109 @@
+package io.github.ratelimit.web;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.server.PathContainer;
+
+import io.github.ratelimit.acquire.PermitRequest;
+import io.github.ratelimit.expression.NullKeyPolicy;
+
+/**
+ * The {@code ratelimit.filter.rules}, and what they ask of one request: with
+ * {@link MatchMode#FIRST} the first matching rule applies, with {@link MatchMode#ALL}
+ * every matching rule does. Independent of the request stack: a filter passes the request
+ * object, its method and its path.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public final class FilterRules {
+
+	private final List<FilterRule> rules;
+
+	private final MatchMode match;
+
+	private final boolean pathsNeeded;
+
+	/**
+	 * Creates the rules.
+	 * @param rules the rules, in the order they are tried
+	 * @param match whether the first or every matching rule applies
+	 */
+	public FilterRules(List<FilterRule> rules, MatchMode match) {
+		this.rules = List.copyOf(rules);
+		this.match = Objects.requireNonNull(match, "'match' must not be null");
+		this.pathsNeeded = this.rules.stream().anyMatch(FilterRule::hasPaths);
+	}
+
+	/**
+	 * Returns the rules, in the order they are tried.
+	 * @return the rules
+	 */
+	public List<FilterRule> rules() {
+		return this.rules;
+	}
+
+	/**
+	 * Returns whether some rule looks at the path, so that a filter computes the path
+	 * only when needed.
+	 * @return {@code true} when {@link #plan} needs the path
+	 */
+	public boolean needsPath() {
+		return this.pathsNeeded;
+	}
+
+	/**
+	 * Works out what a request asks of the buckets of the rules that match it, in rule
+	 * order. A rule whose key is {@code null} is left out under
+	 * {@link NullKeyPolicy#SKIP}, and ends planning under {@link NullKeyPolicy#ERROR}:
+	 * the client sent a request it cannot be limited by.
+	 * @param request the request object, of the type the rules were built for
+	 * @param method the HTTP method
+	 * @param path the path within the application, or {@code null} when
+	 * {@link #needsPath()} is {@code false}
+	 * @return the plan
+	 * @throws IllegalStateException when a key or cost expression fails
+	 */
+	public Plan plan(Object request, String method, @Nullable PathContainer path) {
+		List<PermitRequest> requests = null;
+		for (FilterRule rule : this.rules) {
+			if (!rule.matches(method, path)) {
+				continue;
+			}
+			String key = rule.key(request);
+			if (key == null) {
+				if (rule.nullKeyPolicy() == NullKeyPolicy.SKIP) {
+					if (this.match == MatchMode.FIRST) {
+						break;
+					}
+					continue;
+				}
+				return new Plan(List.of(), rule);
+			}
+			PermitRequest permits = PermitRequest.of(rule.bucket(), key, rule.cost(request));
+			if (this.match == MatchMode.FIRST) {
+				return new Plan(List.of(permits), null);
+			}
+			if (requests == null) {
+				requests = new ArrayList<>(this.rules.size());
+			}
+			requests.add(permits);
+		}
+		return new Plan((requests != null) ? requests : List.of(), null);
+	}
+
+	/**
+	 * What one request asks for.
+	 *
+	 * @param requests the permits to take, one request per matching rule, in rule order;
+	 * empty when no rule limits the request
+	 * @param missingKey the rule whose key was {@code null} under
+	 * {@link NullKeyPolicy#ERROR}, or {@code null}
+	 */
+	public record Plan(List<PermitRequest> requests, @Nullable FilterRule missingKey) {
+	}
+
+}
