@@ -191,4 +191,20 @@ class DecisionTests {
 			.allSatisfy((limit) -> assertThat(limit.origin()).isEqualTo(Decision.Origin.STORE));
 	}
 
+	@Test
+	void elapsedShortensTheWaitsButNeverPastZeroOrNever() {
+		LimitSpec spec = LimitSpec.of(5, Duration.ofSeconds(10), Algorithm.SLIDING_LOG);
+		Decision rejected = Decision.rejected(spec, 0, 3_000, 2_000).withOrigin(Decision.Origin.FALLBACK);
+		Decision later = rejected.elapsed(2_500);
+		assertThat(later.allowed()).isFalse();
+		assertThat(later.resetAfterMicros()).isEqualTo(500);
+		assertThat(later.retryAfterMicros()).isZero();
+		assertThat(later.origin()).isEqualTo(Decision.Origin.FALLBACK);
+		assertThat(later.remaining()).isZero();
+		assertThat(rejected.elapsed(0)).isSameAs(rejected);
+		assertThat(Decision.rejected(spec, 0, 3_000, Decision.NEVER).elapsed(1_000).retryAfterMicros())
+			.isEqualTo(Decision.NEVER);
+		assertThatIllegalArgumentException().isThrownBy(() -> rejected.elapsed(-1));
+	}
+
 }

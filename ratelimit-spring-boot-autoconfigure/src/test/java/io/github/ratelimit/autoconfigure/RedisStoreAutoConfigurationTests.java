@@ -63,6 +63,24 @@ class RedisStoreAutoConfigurationTests {
 	}
 
 	@Test
+	void aRepeatedRejectionIsAnsweredLocallyUnlessDisabled() {
+		withRedis().run((context) -> assertThat(localRejectionsAfterThreeRequests(context)).isEqualTo(1));
+		withRedis().withPropertyValues("ratelimit.redis.local-rejections.enabled=false")
+			.run((context) -> assertThat(localRejectionsAfterThreeRequests(context)).isZero());
+	}
+
+	private static long localRejectionsAfterThreeRequests(AssertableApplicationContext context) {
+		FailoverRateLimitStore store = context.getBean(FailoverRateLimitStore.class);
+		java.util.List<io.github.ratelimit.LimitSpec> limits = java.util.List
+			.of(io.github.ratelimit.LimitSpec.of(1, "1h", io.github.ratelimit.Algorithm.SLIDING_LOG));
+		String key = "local-" + System.nanoTime();
+		assertThat(store.decide("b", key, limits, 1).allowed()).isTrue();
+		assertThat(store.decide("b", key, limits, 1).allowed()).isFalse();
+		assertThat(store.decide("b", key, limits, 1).allowed()).isFalse();
+		return store.status().localRejections();
+	}
+
+	@Test
 	void withRedisDownTheContextStillStartsAndTheFailureModeApplies() {
 		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + unusedPort(),
