@@ -129,6 +129,9 @@ public final class Decision {
 				binding = decision;
 			}
 		}
+		// Never null: an allowed combination has limits, a rejected one a rejecting
+		// limit.
+		Objects.requireNonNull(binding);
 		return new Decision(allowed, binding.limit, binding.remaining, resetAfter, binding.retryAfterMicros, delay,
 				binding.spec, List.copyOf(decisions));
 	}

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -140,7 +141,7 @@ final class RedisComparison {
 				for (int j = 0; j < 2; j++) {
 					Contender contender = both[(i + j) % 2];
 					LoadLoop.Result result = check(LoadLoop.run(contender.call, concurrency, keys, trial), contender);
-					samples.get(contender.name)[i] = result.opsPerSecond();
+					Objects.requireNonNull(samples.get(contender.name))[i] = result.opsPerSecond();
 				}
 			}
 		}

@@ -179,7 +179,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			connected.get(wait.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (ExecutionException ex) {
-			Throwable cause = LettuceScriptRunner.unwrap(ex.getCause());
+			Throwable cause = LettuceScriptRunner.unwrap(causeOf(ex));
 			if (cause instanceof RedisCommandExecutionException) {
 				throw new IllegalStateException("Redis refused to load " + RedisRateLimitScript.LOCATION
 						+ " (SCRIPT LOAD): " + cause.getMessage()
@@ -262,7 +262,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	@Override
 	public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 		StoreArguments.check(bucket, key, limits, cost);
-		return await(run("d", bucket, key, limits, cost, maxDelayMicros), limits);
+		return toDecision(await(run("d", bucket, key, limits, cost, maxDelayMicros)), limits);
 	}
 
 	@Override
@@ -286,19 +286,19 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	@Override
 	public void refund(String bucket, String key, List<LimitSpec> limits, long cost) {
 		StoreArguments.check(bucket, key, limits, cost);
-		await(run("r", bucket, key, limits, cost, NO_MAX_DELAY), null);
+		await(run("r", bucket, key, limits, cost, NO_MAX_DELAY));
 	}
 
 	@Override
 	public Decision peek(String bucket, String key, List<LimitSpec> limits) {
 		StoreArguments.check(bucket, key, limits);
-		return await(run("p", bucket, key, limits, 1, NO_MAX_DELAY), limits);
+		return toDecision(await(run("p", bucket, key, limits, 1, NO_MAX_DELAY)), limits);
 	}
 
 	@Override
 	public void reset(String bucket, String key, List<LimitSpec> limits) {
 		StoreArguments.check(bucket, key, limits);
-		await(run("x", bucket, key, limits, 1, NO_MAX_DELAY), null);
+		await(run("x", bucket, key, limits, 1, NO_MAX_DELAY));
 	}
 
 	@Override
@@ -383,25 +383,28 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	private @Nullable Decision await(CompletableFuture<List<Object>> reply, @Nullable List<LimitSpec> limits) {
+	private List<Object> await(CompletableFuture<List<Object>> reply) {
 		try {
 			// The runner times the call out; this bound only guards against an I/O thread
 			// that never runs again.
-			List<Object> result = reply.get(this.maxWaitNanos, TimeUnit.NANOSECONDS);
-			return (limits != null) ? toDecision(result, limits) : null;
+			return reply.get(this.maxWaitNanos, TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
 			reply.completeExceptionally(ex);
 			throw failure(ex);
 		}
 		catch (ExecutionException ex) {
-			throw failure(LettuceScriptRunner.unwrap(ex.getCause()));
+			throw failure(LettuceScriptRunner.unwrap(causeOf(ex)));
 		}
 		catch (InterruptedException ex) {
 			reply.completeExceptionally(ex);
 			Thread.currentThread().interrupt();
 			throw new RateLimitStoreException("Interrupted while waiting for Redis", ex, false);
 		}
+	}
+
+	private static Throwable causeOf(ExecutionException ex) {
+		return (ex.getCause() != null) ? ex.getCause() : ex;
 	}
 
 	private RateLimitStoreException failure(Throwable cause) {
