@@ -132,8 +132,7 @@ final class SpringDataRedisScriptRunner implements ScriptRunner {
 				started.complete(null);
 			}
 			catch (RuntimeException ex) {
-				started.completeExceptionally(errorReply(ex) ? new ScriptRefusedException(ex)
-						: failure(ex, ScriptTimeoutException.Wait.CONNECTION));
+				started.completeExceptionally(errorReply(ex) ? new ScriptRefusedException(ex) : failure(ex));
 			}
 		}, "ratelimit-redis-connect");
 		starter.setDaemon(true);
@@ -190,18 +189,11 @@ final class SpringDataRedisScriptRunner implements ScriptRunner {
 		for (int i = 0; i < args.length; i++) {
 			keysAndArgs[keys.length + i] = args[i].getBytes(StandardCharsets.UTF_8);
 		}
-		RedisConnection connection;
-		try {
-			connection = this.connections.connection();
-		}
-		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(failure(ex, ScriptTimeoutException.Wait.CONNECTION));
-		}
-		try (connection) {
+		try (RedisConnection connection = this.connections.connection()) {
 			return CompletableFuture.completedFuture(evalSha(connection.scriptingCommands(), keys.length, keysAndArgs));
 		}
 		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(failure(ex, ScriptTimeoutException.Wait.REPLY));
+			return CompletableFuture.failedFuture(failure(ex));
 		}
 	}
 
@@ -220,14 +212,16 @@ final class SpringDataRedisScriptRunner implements ScriptRunner {
 
 	/**
 	 * What a failed call completes with: a {@link ScriptTimeoutException} for a slow
-	 * Redis, the client's exception for a dead one.
+	 * Redis, the client's exception for a dead one. A read that timed out is a slow
+	 * reply, also when it was a new connection's handshake (Jedis sends commands as it
+	 * connects).
 	 */
-	static Throwable failure(RuntimeException ex, ScriptTimeoutException.Wait phase) {
+	static Throwable failure(RuntimeException ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			if (cause instanceof SocketTimeoutException timeout) {
 				String message = (timeout.getMessage() != null) ? timeout.getMessage().toLowerCase(Locale.ROOT) : "";
-				return new ScriptTimeoutException(
-						message.contains("connect") ? ScriptTimeoutException.Wait.CONNECTION : phase, ex);
+				return new ScriptTimeoutException(message.contains("connect") ? ScriptTimeoutException.Wait.CONNECTION
+						: ScriptTimeoutException.Wait.REPLY, ex);
 			}
 			if (cause instanceof NoSuchElementException && cause.getMessage() != null
 					&& cause.getMessage().startsWith("Timeout waiting")) {
@@ -235,7 +229,7 @@ final class SpringDataRedisScriptRunner implements ScriptRunner {
 				return new ScriptTimeoutException(ScriptTimeoutException.Wait.CONNECTION, ex);
 			}
 			if (cause instanceof QueryTimeoutException) {
-				return new ScriptTimeoutException(phase, ex);
+				return new ScriptTimeoutException(ScriptTimeoutException.Wait.REPLY, ex);
 			}
 			if (cause.getCause() == cause) {
 				break;
