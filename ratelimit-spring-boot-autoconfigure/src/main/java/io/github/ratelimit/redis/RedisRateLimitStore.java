@@ -14,15 +14,15 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.RedisCommandExecutionException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
@@ -77,6 +77,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
 
+	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+			RedisRateLimitStore.class.getClassLoader());
+
 	private static final int FIXED_ARGS = 2;
 
 	private static final int REPLY_PER_LIMIT = 4;
@@ -108,8 +111,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private final ConcurrentMap<LimitSpec, String[]> specArgs = new ConcurrentHashMap<>();
 
 	private RedisRateLimitStore(Builder builder) {
-		this.runner = new LettuceScriptRunner(builder.client, RedisRateLimitScript.load(), builder.connectTimeout,
-				builder.timeout);
+		this.runner = builder.runner.create(RedisRateLimitScript.load(), builder.connectTimeout, builder.timeout);
 		this.keys = new RedisKeys(builder.keyPrefix);
 		this.timeout = builder.timeout;
 		this.connectTimeout = builder.connectTimeout;
@@ -119,24 +121,36 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
+	 * Starts a builder on the application's connection factory, whichever its client. On
+	 * a {@link LettuceConnectionFactory} the store runs the script on a Lettuce
+	 * connection of its own (see {@link #builder(LettuceConnectionFactory)}). On any
+	 * other, it runs the script through Spring Data Redis, on the caller's thread: on a
+	 * {@code JedisConnectionFactory} with a pool of its own whose read timeout is the
+	 * store's {@link Builder#timeout timeout} and connect timeout its
+	 * {@link Builder#connectTimeout connect timeout}; on another client with the client's
+	 * own timeouts. Asynchronous calls then run on a bounded pool of the store's threads.
+	 * @param connectionFactory the connection factory
+	 * @return a new builder
+	 */
+	public static Builder builder(RedisConnectionFactory connectionFactory) {
+		Objects.requireNonNull(connectionFactory, "'connectionFactory' must not be null");
+		if (LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory lettuce) {
+			return builder(lettuce);
+		}
+		return new Builder(SpringDataRedisScriptRunner.on(connectionFactory));
+	}
+
+	/**
 	 * Starts a builder on the application's Lettuce connection factory (standalone,
 	 * Sentinel or Cluster); the store opens a connection of its own from the factory's
-	 * client when it starts, starting the factory if it has not been started.
+	 * client when it starts, starting the factory if it has not been started. Its calls
+	 * never block: each is timed on the connection's I/O thread.
 	 * @param connectionFactory the connection factory
 	 * @return a new builder
 	 */
 	public static Builder builder(LettuceConnectionFactory connectionFactory) {
 		Objects.requireNonNull(connectionFactory, "'connectionFactory' must not be null");
-		return new Builder(() -> {
-			if (connectionFactory.getNativeClient() == null) {
-				connectionFactory.start();
-			}
-			AbstractRedisClient client = connectionFactory.getNativeClient();
-			if (client == null) {
-				throw new IllegalStateException("The LettuceConnectionFactory has no client after it started");
-			}
-			return client;
-		});
+		return new Builder(LettuceScriptRunner.on(connectionFactory));
 	}
 
 	/**
@@ -147,7 +161,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	public static Builder builder(AbstractRedisClient client) {
 		Objects.requireNonNull(client, "'client' must not be null");
-		return new Builder(() -> client);
+		return new Builder(LettuceScriptRunner.on(() -> client));
 	}
 
 	/**
@@ -179,8 +193,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			connected.get(wait.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (ExecutionException ex) {
-			Throwable cause = LettuceScriptRunner.unwrap(causeOf(ex));
-			if (cause instanceof RedisCommandExecutionException) {
+			Throwable cause = ScriptRunner.unwrap(causeOf(ex));
+			if (cause instanceof ScriptRefusedException) {
 				throw new IllegalStateException("Redis refused to load " + RedisRateLimitScript.LOCATION
 						+ " (SCRIPT LOAD): " + cause.getMessage()
 						+ ". The Redis rate limit store needs Lua scripting (SCRIPT LOAD, EVALSHA, TIME) on Redis 6.2 or later",
@@ -274,10 +288,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		catch (IllegalArgumentException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		CompletableFuture<List<Object>> reply = run("d", bucket, key, limits, cost, maxDelayMicros);
+		CompletableFuture<List<Object>> reply = run("d", bucket, key, limits, cost, maxDelayMicros, true);
 		return reply.orTimeout(this.maxWaitNanos, TimeUnit.NANOSECONDS).handle((result, ex) -> {
 			if (ex != null) {
-				throw failure(LettuceScriptRunner.unwrap(ex));
+				throw failure(ScriptRunner.unwrap(ex));
 			}
 			return toDecision(result, limits);
 		});
@@ -334,6 +348,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private CompletableFuture<List<Object>> run(String op, String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros) {
+		return run(op, bucket, key, limits, cost, maxDelayMicros, false);
+	}
+
+	private CompletableFuture<List<Object>> run(String op, String bucket, String key, List<LimitSpec> limits, long cost,
+			long maxDelayMicros, boolean async) {
 		// The optional arguments follow the limits: unset ones as "", trailing unset ones
 		// not at all.
 		@Nullable String[] optional = { (maxDelayMicros == NO_MAX_DELAY) ? null : Long.toString(maxDelayMicros),
@@ -360,8 +379,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			String value = optional[i];
 			args[at + i] = (value != null) ? value : UNSET;
 		}
-		return this.runner.run(this.keys.keys(bucket, key, limits), args,
-				op.equals("d") ? lateDecision(bucket, key, limits, cost) : null);
+		String[] keys = this.keys.keys(bucket, key, limits);
+		Consumer<List<Object>> lateReply = op.equals("d") ? lateDecision(bucket, key, limits, cost) : null;
+		return async ? this.runner.runAsync(keys, args, lateReply) : this.runner.run(keys, args, lateReply);
 	}
 
 	/**
@@ -394,7 +414,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			throw failure(ex);
 		}
 		catch (ExecutionException ex) {
-			throw failure(LettuceScriptRunner.unwrap(causeOf(ex)));
+			throw failure(ScriptRunner.unwrap(causeOf(ex)));
 		}
 		catch (InterruptedException ex) {
 			reply.completeExceptionally(ex);
@@ -463,7 +483,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	public static final class Builder {
 
-		private final Supplier<AbstractRedisClient> client;
+		private final ScriptRunner.Factory runner;
 
 		private String keyPrefix = "rl";
 
@@ -475,8 +495,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		private Duration expirySlack = Duration.ZERO;
 
-		private Builder(Supplier<AbstractRedisClient> client) {
-			this.client = client;
+		private Builder(ScriptRunner.Factory runner) {
+			this.runner = runner;
 		}
 
 		/**
