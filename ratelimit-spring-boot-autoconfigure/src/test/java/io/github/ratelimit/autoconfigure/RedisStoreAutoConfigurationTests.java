@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -14,6 +15,8 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
@@ -36,6 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The Redis store's auto-configuration: when it applies, how it starts, its settings, the
  * failure analysis when it cannot exist, and the {@code ratelimit} health indicator.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class RedisStoreAutoConfigurationTests {
 
 	@RegisterExtension
@@ -87,6 +91,15 @@ class RedisStoreAutoConfigurationTests {
 				// Failures: the decision, and the check's own try of the store.
 				assertThat(health.getDetails()).containsEntry("state", "degraded").containsEntry("failures", 2L);
 			});
+	}
+
+	@Test
+	void closingTheContextClosesTheStoresConnectionOnceBeforeTheClient(CapturedOutput output) {
+		withRedis().run((context) -> {
+			RedisRateLimitStore store = (RedisRateLimitStore) context.getBean(FailoverRateLimitStore.class).primary();
+			assertThat(store.isStarted()).isTrue();
+		});
+		assertThat(output).doesNotContain("Connection is already closed").doesNotContain("WARN");
 	}
 
 	@Test
