@@ -302,9 +302,10 @@ public final class Decision {
 	@Override
 	public String toString() {
 		return "Decision{allowed=" + this.allowed + ", limit=" + this.limit + ", remaining=" + this.remaining
-				+ ", resetAfter=" + this.resetAfterMicros + "us, retryAfter="
-				+ ((this.retryAfterMicros == NEVER) ? "never" : this.retryAfterMicros + "us") + ", delay="
-				+ this.delayMicros + "us" + ((this.origin != Origin.STORE) ? ", origin=" + this.origin : "")
+				+ ", resetAfter=" + Durations.readableMicros(this.resetAfterMicros) + ", retryAfter="
+				+ ((this.retryAfterMicros == NEVER) ? "never" : Durations.readableMicros(this.retryAfterMicros))
+				+ ", delay=" + Durations.readableMicros(this.delayMicros)
+				+ ((this.origin != Origin.STORE) ? ", origin=" + this.origin : "")
 				+ ((this.limits != null) ? ", limits=" + this.limits : "") + "}";
 	}
 

@@ -158,9 +158,9 @@ class DecisionTests {
 
 	@Test
 	void toStringShowsTheValuesAndTheLimitsOfACombination() {
-		Decision decision = Decision.rejected(this.perSecond, 3, 2_000, 1_500);
+		Decision decision = Decision.rejected(this.perSecond, 3, 2_000_000, 1_500_000);
 		assertThat(decision.toString())
-			.contains("allowed=false", "limit=10", "remaining=3", "resetAfter=2000us", "retryAfter=1500us", "delay=0us")
+			.contains("allowed=false", "limit=10", "remaining=3", "resetAfter=2s", "retryAfter=1.5s", "delay=0ms")
 			.doesNotContain("limits=");
 		Decision combined = Decision.combine(List.of(decision, Decision.allowed(this.perMinute, 50, 0, 0)));
 		assertThat(combined.toString()).contains("limits=[");

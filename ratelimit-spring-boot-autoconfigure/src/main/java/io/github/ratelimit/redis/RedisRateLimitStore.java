@@ -26,6 +26,7 @@ import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
+import io.github.ratelimit.Durations;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.TimeSource;
 import io.github.ratelimit.store.RateLimitStore;
@@ -205,8 +206,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			return;
 		}
 		catch (TimeoutException ex) {
-			logger.warn("Redis did not connect within " + wait.toMillis()
-					+ "ms (ratelimit.redis.connect-timeout); the application starts without it, and rate limit "
+			logger.warn("Redis did not connect within " + Durations.readable(wait)
+					+ " (ratelimit.redis.connect-timeout); the application starts without it, and rate limit "
 					+ "decisions wait for the connection up to that long each, then use the failure mode");
 			// Warm up once the connection is made, off the startup thread.
 			connected.thenRun(() -> {
@@ -433,15 +434,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 		if (cause instanceof ScriptTimeoutException timeout) {
 			String message = (timeout.waitedFor() == ScriptTimeoutException.Wait.CONNECTION)
-					? "No Redis connection within " + this.connectTimeout.toMillis()
-							+ "ms (ratelimit.redis.connect-timeout)"
-					: "Redis did not answer within " + this.timeout.toMillis() + "ms (ratelimit.redis.timeout)";
+					? "No Redis connection within " + Durations.readable(this.connectTimeout)
+							+ " (ratelimit.redis.connect-timeout)"
+					: "Redis did not answer within " + Durations.readable(this.timeout) + " (ratelimit.redis.timeout)";
 			return new RateLimitStoreException(message, cause, true);
 		}
 		if (cause instanceof TimeoutException) {
 			return new RateLimitStoreException(
-					"No answer from Redis within " + TimeUnit.NANOSECONDS.toMillis(this.maxWaitNanos)
-							+ "ms (ratelimit.redis.connect-timeout + ratelimit.redis.timeout)",
+					"No answer from Redis within " + Durations.readable(Duration.ofNanos(this.maxWaitNanos))
+							+ " (ratelimit.redis.connect-timeout + ratelimit.redis.timeout)",
 					cause, true);
 		}
 		return new RateLimitStoreException("Redis rate limit call failed: " + describe(cause), cause, false);

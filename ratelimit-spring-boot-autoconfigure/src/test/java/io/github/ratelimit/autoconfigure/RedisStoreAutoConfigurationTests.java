@@ -178,6 +178,15 @@ class RedisStoreAutoConfigurationTests {
 	}
 
 	@Test
+	void closingTheContextClosesTheStoresConnectionOnceBeforeTheClient(CapturedOutput output) {
+		withRedis().run((context) -> {
+			RedisRateLimitStore store = (RedisRateLimitStore) context.getBean(FailoverRateLimitStore.class).primary();
+			assertThat(store.isStarted()).isTrue();
+		});
+		assertThat(output).doesNotContain("Connection is already closed").doesNotContain("WARN");
+	}
+
+	@Test
 	void breakerAndFallbackSettingsAreApplied() {
 		withRedis()
 			.withPropertyValues("ratelimit.breaker.window=3s", "ratelimit.breaker.failure-rate-threshold=80",
