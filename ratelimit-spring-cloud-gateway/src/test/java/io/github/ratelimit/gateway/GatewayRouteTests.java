@@ -1,0 +1,134 @@
+package io.github.ratelimit.gateway;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewayFilterFactory;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Real gateway routes on Netty, limited by {@link BucketRateLimiter} through the
+ * {@code RequestRateLimiter} filter with the application's key resolver, in front of a
+ * local backend; in-memory store (no Redis in this gateway).
+ */
+@SpringBootTest(classes = GatewayTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
+		"ratelimit.store=memory",
+		"spring.autoconfigure.exclude=org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration,"
+				+ "org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration",
+		"ratelimit.buckets.api.algorithm=sliding-log", "ratelimit.buckets.api.limit=3",
+		"ratelimit.buckets.api.window=1h", "ratelimit.buckets.reports.limit=10", "ratelimit.buckets.reports.window=1h",
+		"ratelimit.buckets.orders.algorithm=gcra", "ratelimit.buckets.orders.limit=1",
+		"ratelimit.buckets.orders.window=1h", "ratelimit.buckets.trial.limit=1", "ratelimit.buckets.trial.window=1h",
+		"ratelimit.buckets.trial.mode=shadow" })
+class GatewayRouteTests {
+
+	private static final String ROUTES = "spring.cloud.gateway.server.webflux.routes";
+
+	private static final Backend backend = Backend.start();
+
+	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	RequestRateLimiterGatewayFilterFactory requestRateLimiter;
+
+	@Autowired
+	BucketRateLimiter bucketRateLimiter;
+
+	@DynamicPropertySource
+	static void routes(DynamicPropertyRegistry registry) {
+		route(registry, 0, "api", "ratelimit.bucket", "api");
+		route(registry, 1, "reports", "ratelimit.bucket", "reports");
+		registry.add(ROUTES + "[1].filters[0].args.ratelimit.cost", () -> "4");
+		// No ratelimit.* argument: the bucket named like the route.
+		route(registry, 2, "orders", "deny-empty-key", "true");
+		route(registry, 3, "trial", "ratelimit.bucket", "trial");
+	}
+
+	private static void route(DynamicPropertyRegistry registry, int index, String id, String argument, String value) {
+		String route = ROUTES + "[" + index + "]";
+		registry.add(route + ".id", () -> id);
+		registry.add(route + ".uri", backend::uri);
+		registry.add(route + ".predicates[0]", () -> "Path=/" + id + "/**");
+		registry.add(route + ".filters[0].name", () -> "RequestRateLimiter");
+		registry.add(route + ".filters[0].args.key-resolver", () -> "#{@userKeyResolver}");
+		registry.add(route + ".filters[0].args." + argument, () -> value);
+	}
+
+	@AfterAll
+	static void stopBackend() {
+		backend.close();
+	}
+
+	@Test
+	void theFilterUsesOurLimiterByDefault() {
+		assertThat(this.requestRateLimiter.getDefaultRateLimiter()).isSameAs(this.bucketRateLimiter);
+	}
+
+	@Test
+	void aRouteAnswers429WithOurHeadersOnceItsBucketIsSpent() throws Exception {
+		int before = backend.requests();
+		for (int i = 2; i >= 0; i--) {
+			HttpResponse<String> allowed = get("/api/items", "alice");
+			assertThat(allowed.statusCode()).isEqualTo(200);
+			assertThat(allowed.body()).isEqualTo("backend");
+			assertThat(allowed.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=3;w=3600");
+			assertThat(allowed.headers().firstValue("RateLimit")).get().asString().startsWith("\"api\";r=" + i + ";t=");
+			assertThat(allowed.headers().firstValue("Retry-After")).isEmpty();
+		}
+		HttpResponse<String> rejected = get("/api/items", "alice");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=3;w=3600");
+		assertThat(rejected.headers().firstValue("RateLimit")).get().asString().startsWith("\"api\";r=0;t=");
+		assertThat(rejected.headers().firstValue("Retry-After")).get()
+			.satisfies((seconds) -> assertThat(Long.parseLong(seconds)).isBetween(1L, 3600L));
+		assertThat(backend.requests()).isEqualTo(before + 3);
+		// The key is the key resolver's: another user has a bucket of their own.
+		assertThat(get("/api/items", "bob").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void aRouteTakesItsCostPerRequest() throws Exception {
+		assertThat(get("/reports/q1", "alice").headers().firstValue("RateLimit")).get()
+			.asString()
+			.startsWith("\"reports\";r=6;");
+		assertThat(get("/reports/q1", "alice").statusCode()).isEqualTo(200);
+		HttpResponse<String> rejected = get("/reports/q1", "alice");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.headers().firstValue("RateLimit")).get().asString().startsWith("\"reports\";r=2;");
+	}
+
+	@Test
+	void aRouteWithoutABucketArgumentUsesTheBucketNamedLikeIt() throws Exception {
+		HttpResponse<String> allowed = get("/orders/1", "alice");
+		assertThat(allowed.statusCode()).isEqualTo(200);
+		assertThat(allowed.headers().firstValue("RateLimit-Policy")).hasValue("\"orders\";q=1;w=3600");
+		assertThat(get("/orders/1", "alice").statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void aShadowBucketNeverRejectsNorAdvertises() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> response = get("/trial/x", "alice");
+			assertThat(response.statusCode()).isEqualTo(200);
+			assertThat(response.headers().firstValue("RateLimit")).isEmpty();
+		}
+	}
+
+	private HttpResponse<String> get(String path, String user) throws Exception {
+		return Backend.get(this.client, this.port, path, user);
+	}
+
+}
