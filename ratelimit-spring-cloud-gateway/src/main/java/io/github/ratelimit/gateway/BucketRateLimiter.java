@@ -40,7 +40,8 @@ import io.github.ratelimit.web.ResponseLimits;
  * named like the route id, at cost 1. The key within the bucket is what the route's
  * {@code KeyResolver} gives, so two routes naming one bucket share its counter for each
  * key. A bucket no {@code ratelimit.buckets} entry (or {@code @RateLimited} method)
- * defines is an error naming the route and the bucket, never a silent default.
+ * defines is an {@link InvalidRouteException} naming the route, the bucket and the fix,
+ * never a silent default.
  * <p>
  * Permits are taken through the {@link Acquirer}'s asynchronous path, so no Netty thread
  * waits for Redis, and a leaky bucket's delay is a timer, not a sleep. Every decision
@@ -103,7 +104,7 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 		try {
 			plan = this.plans.computeIfAbsent(routeId, (route) -> plan(route, new Config()));
 		}
-		catch (IllegalArgumentException ex) {
+		catch (InvalidRouteException ex) {
 			return Mono.error(ex);
 		}
 		List<PermitRequest> requests = List.of(PermitRequest.of(plan.bucket(), id, plan.cost()));
@@ -134,21 +135,25 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 		String name = config.getBucket();
 		if (name == null || name.isBlank()) {
 			name = routeId;
-			argument = "the route id (no " + argument + " argument)";
+			argument = "its route id (it has no " + argument + " argument)";
 		}
 		if (config.getCost() < 1) {
-			throw new IllegalArgumentException("Route '" + routeId + "': RequestRateLimiter argument "
-					+ CONFIGURATION_PROPERTY_NAME + ".cost must be at least 1 but was " + config.getCost());
+			throw new InvalidRouteException(routeId,
+					"Route '" + routeId + "': RequestRateLimiter argument " + CONFIGURATION_PROPERTY_NAME
+							+ ".cost must be at least 1 but was " + config.getCost() + ".",
+					"Set " + CONFIGURATION_PROPERTY_NAME + ".cost to the permits one request takes, or leave it out"
+							+ " for 1.");
 		}
-		String origin = "route '" + routeId + "' (RequestRateLimiter)";
 		if (this.registry.find(name) == null) {
-			throw new IllegalArgumentException("Route '" + routeId + "': RequestRateLimiter names bucket '" + name
-					+ "' by " + argument + ", but no ratelimit.buckets." + name + " entry defines it. Define it (e.g."
-					+ " ratelimit.buckets." + name + ".limit=100 and ratelimit.buckets." + name
-					+ ".window=1m) or name a defined bucket with the filter argument " + CONFIGURATION_PROPERTY_NAME
-					+ ".bucket");
+			List<String> defined = this.registry.buckets().stream().map(BucketDefinition::name).toList();
+			throw new InvalidRouteException(routeId,
+					"Route '" + routeId + "': RequestRateLimiter names bucket '" + name + "' by " + argument
+							+ ", but no ratelimit.buckets." + name + " entry defines it.",
+					"Define it (e.g. ratelimit.buckets." + name + ".limit=100 and ratelimit.buckets." + name
+							+ ".window=1m), or set the filter argument " + CONFIGURATION_PROPERTY_NAME
+							+ ".bucket to a defined bucket" + (defined.isEmpty() ? "." : ": " + defined + "."));
 		}
-		BucketDefinition bucket = this.registry.use(name, origin);
+		BucketDefinition bucket = this.registry.use(name, "route '" + routeId + "' (RequestRateLimiter)");
 		return new RoutePlan(bucket.bucket(), config.getCost());
 	}
 
