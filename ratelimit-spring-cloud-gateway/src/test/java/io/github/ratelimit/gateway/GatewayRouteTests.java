@@ -11,6 +11,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewayFilterFactory;
+import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -19,20 +20,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Real gateway routes on Netty, limited by {@link BucketRateLimiter} through the
  * {@code RequestRateLimiter} filter with the application's key resolver, in front of a
- * local backend; in-memory store (no Redis in this gateway).
+ * local backend; in-memory store (no Redis in this gateway). The routes are in
+ * {@code application-routes.yml}, the first one as the README shows it.
  */
-@SpringBootTest(classes = GatewayTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-		"ratelimit.store=memory",
-		"spring.autoconfigure.exclude=org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration,"
-				+ "org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration",
-		"ratelimit.buckets.api.algorithm=sliding-log", "ratelimit.buckets.api.limit=3",
-		"ratelimit.buckets.api.window=1h", "ratelimit.buckets.reports.limit=10", "ratelimit.buckets.reports.window=1h",
-		"ratelimit.buckets.orders.algorithm=gcra", "ratelimit.buckets.orders.limit=1",
-		"ratelimit.buckets.orders.window=1h", "ratelimit.buckets.trial.limit=1", "ratelimit.buckets.trial.window=1h",
-		"ratelimit.buckets.trial.mode=shadow" })
+@SpringBootTest(classes = GatewayTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT)
+@ActiveProfiles("routes")
 class GatewayRouteTests {
-
-	private static final String ROUTES = "spring.cloud.gateway.server.webflux.routes";
 
 	private static final Backend backend = Backend.start();
 
@@ -48,23 +41,8 @@ class GatewayRouteTests {
 	BucketRateLimiter bucketRateLimiter;
 
 	@DynamicPropertySource
-	static void routes(DynamicPropertyRegistry registry) {
-		route(registry, 0, "api", "ratelimit.bucket", "api");
-		route(registry, 1, "reports", "ratelimit.bucket", "reports");
-		registry.add(ROUTES + "[1].filters[0].args.ratelimit.cost", () -> "4");
-		// No ratelimit.* argument: the bucket named like the route.
-		route(registry, 2, "orders", "deny-empty-key", "true");
-		route(registry, 3, "trial", "ratelimit.bucket", "trial");
-	}
-
-	private static void route(DynamicPropertyRegistry registry, int index, String id, String argument, String value) {
-		String route = ROUTES + "[" + index + "]";
-		registry.add(route + ".id", () -> id);
-		registry.add(route + ".uri", backend::uri);
-		registry.add(route + ".predicates[0]", () -> "Path=/" + id + "/**");
-		registry.add(route + ".filters[0].name", () -> "RequestRateLimiter");
-		registry.add(route + ".filters[0].args.key-resolver", () -> "#{@userKeyResolver}");
-		registry.add(route + ".filters[0].args." + argument, () -> value);
+	static void backend(DynamicPropertyRegistry registry) {
+		registry.add("backend.uri", backend::uri);
 	}
 
 	@AfterAll
@@ -80,21 +58,21 @@ class GatewayRouteTests {
 	@Test
 	void aRouteAnswers429WithOurHeadersOnceItsBucketIsSpent() throws Exception {
 		int before = backend.requests();
-		for (int i = 2; i >= 0; i--) {
+		for (int i = 4; i >= 0; i--) {
 			HttpResponse<String> allowed = get("/api/items", "alice");
 			assertThat(allowed.statusCode()).isEqualTo(200);
 			assertThat(allowed.body()).isEqualTo("backend");
-			assertThat(allowed.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=3;w=3600");
+			assertThat(allowed.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=5;w=60");
 			assertThat(allowed.headers().firstValue("RateLimit")).get().asString().startsWith("\"api\";r=" + i + ";t=");
 			assertThat(allowed.headers().firstValue("Retry-After")).isEmpty();
 		}
 		HttpResponse<String> rejected = get("/api/items", "alice");
 		assertThat(rejected.statusCode()).isEqualTo(429);
-		assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=3;w=3600");
+		assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=5;w=60");
 		assertThat(rejected.headers().firstValue("RateLimit")).get().asString().startsWith("\"api\";r=0;t=");
 		assertThat(rejected.headers().firstValue("Retry-After")).get()
-			.satisfies((seconds) -> assertThat(Long.parseLong(seconds)).isBetween(1L, 3600L));
-		assertThat(backend.requests()).isEqualTo(before + 3);
+			.satisfies((seconds) -> assertThat(Long.parseLong(seconds)).isBetween(1L, 60L));
+		assertThat(backend.requests()).isEqualTo(before + 5);
 		// The key is the key resolver's: another user has a bucket of their own.
 		assertThat(get("/api/items", "bob").statusCode()).isEqualTo(200);
 	}
