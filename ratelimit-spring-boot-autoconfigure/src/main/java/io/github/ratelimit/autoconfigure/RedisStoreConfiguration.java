@@ -62,6 +62,7 @@ class RedisStoreConfiguration {
 			.breaker(breaker(properties.getBreaker()))
 			.instances(atLeastOne("ratelimit.fallback.instances", properties.getFallback().getInstances()))
 			.rejectionCache(rejectionCache(redis.getLocalRejections()))
+			.primaryConnected(store::isConnected)
 			.build();
 	}
 

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
 import org.apache.commons.logging.Log;
@@ -68,6 +69,8 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	private final @Nullable RejectionCache rejections;
 
+	private final BooleanSupplier primaryConnected;
+
 	private final ThrottledFailureLog failures = new ThrottledFailureLog(logger, 10, TimeUnit.SECONDS);
 
 	private final AtomicLong failureCount = new AtomicLong();
@@ -95,6 +98,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.mode = builder.mode;
 		this.fallbackLimits = new FallbackLimits(builder.instances);
 		this.rejections = builder.rejections;
+		this.primaryConnected = builder.primaryConnected;
 		String name = this.primary.name();
 		FailureMode mode = this.mode;
 		this.breaker = new CircuitBreaker(builder.breaker,
@@ -216,9 +220,17 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		return decision;
 	}
 
+	/**
+	 * Answers from a remembered rejection only while the primary is known to work: once
+	 * it fails (or its connection is known to be closed) the failure mode decides every
+	 * request, as it would without the cache.
+	 */
 	private @Nullable Decision answerLocally(String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros) {
-		return (this.rejections != null) ? this.rejections.answer(bucket, key, limits, cost, maxDelayMicros) : null;
+		if (this.rejections == null || isDegraded() || !this.primaryConnected.getAsBoolean()) {
+			return null;
+		}
+		return this.rejections.answer(bucket, key, limits, cost, maxDelayMicros);
 	}
 
 	private void remember(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros,
@@ -463,6 +475,8 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 		private @Nullable RejectionCache rejections;
 
+		private BooleanSupplier primaryConnected = () -> true;
+
 		private Builder(RateLimitStore primary, RateLimitStore fallback) {
 			this.primary = Objects.requireNonNull(primary, "'primary' must not be null");
 			this.fallback = Objects.requireNonNull(fallback, "'fallback' must not be null");
@@ -512,6 +526,18 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		 */
 		public Builder rejectionCache(@Nullable RejectionCache rejections) {
 			this.rejections = rejections;
+			return this;
+		}
+
+		/**
+		 * Tells whether the primary's connection is known to be open, so that remembered
+		 * rejections are not answered once it is known to be gone; always {@code true} by
+		 * default.
+		 * @param primaryConnected whether the primary is connected
+		 * @return this builder
+		 */
+		public Builder primaryConnected(BooleanSupplier primaryConnected) {
+			this.primaryConnected = Objects.requireNonNull(primaryConnected, "'primaryConnected' must not be null");
 			return this;
 		}
 

@@ -75,6 +75,12 @@ final class LettuceScriptRunner implements ScriptRunner {
 	/** The connection in use, or being made; {@code null} before the first attempt. */
 	private volatile @Nullable Attempt current;
 
+	@Override
+	public boolean isConnected() {
+		Attempt attempt = this.current;
+		return attempt != null && attempt.usable();
+	}
+
 	/** An attempt to replace {@link #current} after it stayed closed. */
 	private @Nullable Attempt replacement;
 

@@ -225,6 +225,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
+	 * Returns whether the store's connection to Redis is known to be open; for a client
+	 * whose connections are pooled, whether none is known to have failed.
+	 * @return {@code false} once the store knows Redis cannot be reached now
+	 */
+	public boolean isConnected() {
+		return this.runner.isConnected();
+	}
+
+	/**
 	 * Returns whether {@link #start()} connected, loaded the script and warmed up.
 	 * @return {@code true} once started
 	 */

@@ -26,6 +26,15 @@ interface ScriptRunner extends AutoCloseable {
 	CompletableFuture<Void> start();
 
 	/**
+	 * Returns whether the runner's connection is known to be open. A runner that cannot
+	 * tell (a pool of a blocking client) says {@code true}: its next call finds out.
+	 * @return {@code false} once the runner knows its connection closed or never opened
+	 */
+	default boolean isConnected() {
+		return true;
+	}
+
+	/**
 	 * Runs the script with {@code EVALSHA}, loading it again after {@code NOSCRIPT}, for
 	 * a caller that waits for the reply: a blocking client runs it on the caller's
 	 * thread.

@@ -25,6 +25,7 @@ import io.github.ratelimit.acquire.RateLimitObserver;
 import io.github.ratelimit.acquire.RateLimitResult;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitScript;
+import io.github.ratelimit.redis.RedisRateLimitStore;
 import io.github.ratelimit.status.BreakerState;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.testsupport.redis.RedisServer;
@@ -261,6 +262,12 @@ class RedisFaultTests {
 		assertThat(count(up, 429)).as("Redis up: the limit holds").isEqualTo(2);
 
 		redis.server().stop();
+		// The client Redis rejected just before the outage is answered from the
+		// remembered
+		// rejection (no Redis call) until the instance knows Redis is gone: its
+		// connection
+		// closing, which Lettuce sees within milliseconds.
+		awaitDisconnected(app);
 		List<SampleInstance.Timed> down = drive(app, 30, Duration.ofSeconds(10), 0);
 		Latencies latencies = Latencies.of(down);
 		System.out.printf("[ops] failure-mode open, redis down: %d requests, latency %s%n", down.size(), latencies);
@@ -337,6 +344,15 @@ class RedisFaultTests {
 			pause(50);
 		}
 		return answers;
+	}
+
+	private static void awaitDisconnected(SampleInstance app) {
+		RedisRateLimitStore store = (RedisRateLimitStore) app.bean(FailoverRateLimitStore.class).primary();
+		long end = System.nanoTime() + SWITCH_BACK.toNanos();
+		while (store.isConnected() && System.nanoTime() < end) {
+			pause(10);
+		}
+		assertThat(store.isConnected()).as("the store sees its connection closed").isFalse();
 	}
 
 	private static BreakerState breakerState(SampleInstance app) {
