@@ -1,0 +1,88 @@
+package io.github.ratelimit.readme;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.autoconfigure.RateLimitAopAutoConfiguration;
+import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Keeps the README's Java examples true: each one is an excerpt of a source file in this
+ * package, which the build compiles, and the quickstart example limits as the README
+ * says.
+ */
+class ReadmeExamplesTests {
+
+	private static final Path README = Path.of("..", "README.md");
+
+	private static final List<Path> EXAMPLES = List.of(Path.of("src/test/java/io/github/ratelimit/readme"),
+			Path.of("../ratelimit-spring-cloud-gateway/src/test/java/io/github/ratelimit/readme"));
+
+	private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
+
+	@Test
+	void everyJavaBlockOfTheReadmeIsAnExcerptOfACompiledExample() throws IOException {
+		Map<String, String> examples = new TreeMap<>();
+		for (Path directory : EXAMPLES) {
+			try (Stream<Path> files = Files.list(directory)) {
+				for (Path file : files.filter((f) -> f.toString().endsWith(".java")).toList()) {
+					examples.put(file.getFileName().toString(), normalize(Files.readString(file)));
+				}
+			}
+		}
+		List<String> blocks = new ArrayList<>();
+		Matcher matcher = JAVA_BLOCK.matcher(Files.readString(README));
+		while (matcher.find()) {
+			blocks.add(matcher.group(1));
+		}
+		assertThat(blocks).as("Java blocks in the README").hasSizeGreaterThanOrEqualTo(5);
+		for (String block : blocks) {
+			String excerpt = normalize(block);
+			assertThat(examples.values().stream().anyMatch((source) -> source.contains(excerpt)))
+				.as("README block not found (whitespace aside) in any of %s:%n%s", examples.keySet(), block)
+				.isTrue();
+		}
+	}
+
+	@Test
+	void theQuickstartLoginServiceLimitsFailedAttemptsOnly() {
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitAopAutoConfiguration.class))
+			.withBean(UserDirectory.class, () -> (username, password) -> password.equals("correct-horse"))
+			.withBean(LoginService.class)
+			.run((context) -> {
+				LoginService logins = context.getBean(LoginService.class);
+				assertThat(logins.login("alice", "correct-horse")).as("a success gives its permit back").isTrue();
+				for (int i = 0; i < 5; i++) {
+					assertThat(logins.login("bob", "wrong")).isFalse();
+				}
+				assertThatExceptionOfType(RateLimitExceededException.class)
+					.isThrownBy(() -> logins.login("bob", "wrong"));
+				for (int i = 0; i < 4; i++) {
+					assertThat(logins.login("alice", "wrong")).as("alice still has her own 5").isFalse();
+				}
+			});
+	}
+
+	private static String normalize(String text) {
+		return text.replaceAll("\\s+", " ").trim();
+	}
+
+}
