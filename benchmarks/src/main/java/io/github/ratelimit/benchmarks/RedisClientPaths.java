@@ -56,7 +56,7 @@ final class RedisClientPaths {
 				JedisClientConfiguration.builder().usePooling().poolConfig(pool(64)).build());
 		List<Measurement> measurements = new ArrayList<>();
 		try (RedisRateLimitStore lettuce = started(RedisRateLimitStore.builder(lettuceClient));
-				RedisRateLimitStore jedis = started(RedisRateLimitStore.builder(jedisFactory))) {
+				RedisRateLimitStore jedis = started(RedisRateLimitStore.builderFor(jedisFactory))) {
 			Map<String, RedisRateLimitStore> stores = new LinkedHashMap<>();
 			stores.put("lettuce", lettuce);
 			stores.put("jedis", jedis);
