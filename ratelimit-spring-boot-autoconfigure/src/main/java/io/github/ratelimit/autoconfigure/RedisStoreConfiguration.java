@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -22,6 +22,7 @@ import io.github.ratelimit.failover.BreakerSettings;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.RejectionCache;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 /**
@@ -60,7 +61,15 @@ class RedisStoreConfiguration {
 			.failureMode(properties.getFailureMode())
 			.breaker(breaker(properties.getBreaker()))
 			.instances(atLeastOne("ratelimit.fallback.instances", properties.getFallback().getInstances()))
+			.rejectionCache(rejectionCache(redis.getLocalRejections()))
 			.build();
+	}
+
+	private static @Nullable RejectionCache rejectionCache(RateLimitProperties.LocalRejections local) {
+		if (!local.isEnabled()) {
+			return null;
+		}
+		return new RejectionCache(atLeastOne("ratelimit.redis.local-rejections.max-keys", local.getMaxKeys()));
 	}
 
 	/**

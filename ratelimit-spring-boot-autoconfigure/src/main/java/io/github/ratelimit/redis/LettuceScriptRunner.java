@@ -262,6 +262,10 @@ final class LettuceScriptRunner implements ScriptRunner {
 		Attempt attempt;
 		Attempt replacement;
 		synchronized (this.lock) {
+			if (this.closed) {
+				// Once: Lettuce warns about a connection closed twice.
+				return;
+			}
 			this.closed = true;
 			attempt = this.current;
 			replacement = this.replacement;

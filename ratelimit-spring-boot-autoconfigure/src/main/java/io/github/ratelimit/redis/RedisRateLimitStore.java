@@ -26,6 +26,7 @@ import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
+import io.github.ratelimit.Durations;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.TimeSource;
 import io.github.ratelimit.store.RateLimitStore;
@@ -198,7 +199,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			connected.get(wait.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (ExecutionException ex) {
-			Throwable cause = ScriptRunner.unwrap(ex.getCause());
+			Throwable cause = ScriptRunner.unwrap(causeOf(ex));
 			if (cause instanceof ScriptRefusedException) {
 				throw new IllegalStateException("Redis refused to load " + RedisRateLimitScript.LOCATION
 						+ " (SCRIPT LOAD): " + cause.getMessage()
@@ -210,8 +211,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			return;
 		}
 		catch (TimeoutException ex) {
-			logger.warn("Redis did not connect within " + wait.toMillis()
-					+ "ms (ratelimit.redis.connect-timeout); the application starts without it, and rate limit "
+			logger.warn("Redis did not connect within " + Durations.readable(wait)
+					+ " (ratelimit.redis.connect-timeout); the application starts without it, and rate limit "
 					+ "decisions wait for the connection up to that long each, then use the failure mode");
 			// Warm up once the connection is made, off the startup thread.
 			connected.thenRun(() -> {
@@ -281,7 +282,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	@Override
 	public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 		StoreArguments.check(bucket, key, limits, cost);
-		return await(run("d", bucket, key, limits, cost, maxDelayMicros), limits);
+		return toDecision(await(run("d", bucket, key, limits, cost, maxDelayMicros)), limits);
 	}
 
 	@Override
@@ -305,19 +306,19 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	@Override
 	public void refund(String bucket, String key, List<LimitSpec> limits, long cost) {
 		StoreArguments.check(bucket, key, limits, cost);
-		await(run("r", bucket, key, limits, cost, NO_MAX_DELAY), null);
+		await(run("r", bucket, key, limits, cost, NO_MAX_DELAY));
 	}
 
 	@Override
 	public Decision peek(String bucket, String key, List<LimitSpec> limits) {
 		StoreArguments.check(bucket, key, limits);
-		return await(run("p", bucket, key, limits, 1, NO_MAX_DELAY), limits);
+		return toDecision(await(run("p", bucket, key, limits, 1, NO_MAX_DELAY)), limits);
 	}
 
 	@Override
 	public void reset(String bucket, String key, List<LimitSpec> limits) {
 		StoreArguments.check(bucket, key, limits);
-		await(run("x", bucket, key, limits, 1, NO_MAX_DELAY), null);
+		await(run("x", bucket, key, limits, 1, NO_MAX_DELAY));
 	}
 
 	@Override
@@ -408,19 +409,18 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	private @Nullable Decision await(CompletableFuture<List<Object>> reply, @Nullable List<LimitSpec> limits) {
+	private List<Object> await(CompletableFuture<List<Object>> reply) {
 		try {
 			// The runner times the call out; this bound only guards against an I/O thread
 			// that never runs again.
-			List<Object> result = reply.get(this.maxWaitNanos, TimeUnit.NANOSECONDS);
-			return (limits != null) ? toDecision(result, limits) : null;
+			return reply.get(this.maxWaitNanos, TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
 			reply.completeExceptionally(ex);
 			throw failure(ex);
 		}
 		catch (ExecutionException ex) {
-			throw failure(ScriptRunner.unwrap(ex.getCause()));
+			throw failure(ScriptRunner.unwrap(causeOf(ex)));
 		}
 		catch (InterruptedException ex) {
 			reply.completeExceptionally(ex);
@@ -429,21 +429,25 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
+	private static Throwable causeOf(ExecutionException ex) {
+		return (ex.getCause() != null) ? ex.getCause() : ex;
+	}
+
 	private RateLimitStoreException failure(Throwable cause) {
 		if (cause instanceof RateLimitStoreException storeException) {
 			return storeException;
 		}
 		if (cause instanceof ScriptTimeoutException timeout) {
 			String message = (timeout.waitedFor() == ScriptTimeoutException.Wait.CONNECTION)
-					? "No Redis connection within " + this.connectTimeout.toMillis()
-							+ "ms (ratelimit.redis.connect-timeout)"
-					: "Redis did not answer within " + this.timeout.toMillis() + "ms (ratelimit.redis.timeout)";
+					? "No Redis connection within " + Durations.readable(this.connectTimeout)
+							+ " (ratelimit.redis.connect-timeout)"
+					: "Redis did not answer within " + Durations.readable(this.timeout) + " (ratelimit.redis.timeout)";
 			return new RateLimitStoreException(message, cause, true);
 		}
 		if (cause instanceof TimeoutException) {
 			return new RateLimitStoreException(
-					"No answer from Redis within " + TimeUnit.NANOSECONDS.toMillis(this.maxWaitNanos)
-							+ "ms (ratelimit.redis.connect-timeout + ratelimit.redis.timeout)",
+					"No answer from Redis within " + Durations.readable(Duration.ofNanos(this.maxWaitNanos))
+							+ " (ratelimit.redis.connect-timeout + ratelimit.redis.timeout)",
 					cause, true);
 		}
 		return new RateLimitStoreException("Redis rate limit call failed: " + describe(cause), cause, false);

@@ -124,6 +124,24 @@ class RedisStoreAutoConfigurationTests {
 	}
 
 	@Test
+	void aRepeatedRejectionIsAnsweredLocallyUnlessDisabled() {
+		withRedis().run((context) -> assertThat(localRejectionsAfterThreeRequests(context)).isEqualTo(1));
+		withRedis().withPropertyValues("ratelimit.redis.local-rejections.enabled=false")
+			.run((context) -> assertThat(localRejectionsAfterThreeRequests(context)).isZero());
+	}
+
+	private static long localRejectionsAfterThreeRequests(AssertableApplicationContext context) {
+		FailoverRateLimitStore store = context.getBean(FailoverRateLimitStore.class);
+		java.util.List<io.github.ratelimit.LimitSpec> limits = java.util.List
+			.of(io.github.ratelimit.LimitSpec.of(1, "1h", io.github.ratelimit.Algorithm.SLIDING_LOG));
+		String key = "local-" + System.nanoTime();
+		assertThat(store.decide("b", key, limits, 1).allowed()).isTrue();
+		assertThat(store.decide("b", key, limits, 1).allowed()).isFalse();
+		assertThat(store.decide("b", key, limits, 1).allowed()).isFalse();
+		return store.status().localRejections();
+	}
+
+	@Test
 	void withRedisDownTheContextStillStartsAndTheFailureModeApplies() {
 		assertDegradedWhileRedisIsDown(this.runner);
 	}
@@ -157,6 +175,15 @@ class RedisStoreAutoConfigurationTests {
 				// Failures: the decision, and the check's own try of the store.
 				assertThat(health.getDetails()).containsEntry("state", "degraded").containsEntry("failures", 2L);
 			});
+	}
+
+	@Test
+	void closingTheContextClosesTheStoresConnectionOnceBeforeTheClient(CapturedOutput output) {
+		withRedis().run((context) -> {
+			RedisRateLimitStore store = (RedisRateLimitStore) context.getBean(FailoverRateLimitStore.class).primary();
+			assertThat(store.isStarted()).isTrue();
+		});
+		assertThat(output).doesNotContain("Connection is already closed").doesNotContain("WARN");
 	}
 
 	@Test
