@@ -88,23 +88,24 @@ final class RedisClientPaths {
 		int trials = this.options.intValue("trials", 5);
 		int concurrency = Integer.parseInt(variant.substring(variant.indexOf("-c") + 2));
 		boolean async = variant.startsWith("async");
-		Map<String, double[]> samples = new LinkedHashMap<>();
 		List<String> names = new ArrayList<>(stores.keySet());
-		for (String name : names) {
-			samples.put(name, new double[trials]);
-			measure(stores.get(name), async, concurrency, trial);
+		List<RedisRateLimitStore> contenders = new ArrayList<>(stores.values());
+		double[][] samples = new double[names.size()][trials];
+		for (RedisRateLimitStore store : contenders) {
+			measure(store, async, concurrency, trial);
 		}
 		for (int i = 0; i < trials; i++) {
+			// Alternate who goes first, so neither always runs on a warmer machine.
 			for (int j = 0; j < names.size(); j++) {
-				String name = names.get((i + j) % names.size());
-				samples.get(name)[i] = measure(stores.get(name), async, concurrency, trial);
+				int contender = (i + j) % names.size();
+				samples[contender][i] = measure(contenders.get(contender), async, concurrency, trial);
 			}
 		}
 		List<Measurement> measurements = new ArrayList<>();
-		for (Map.Entry<String, double[]> entry : samples.entrySet()) {
-			Measurement measurement = Measurement.of(COMPARISON, variant, entry.getKey(), "throughput", "decisions/s",
-					entry.getValue());
-			System.out.printf("%s %s %s: %s%n", COMPARISON, variant, entry.getKey(), measurement);
+		for (int i = 0; i < names.size(); i++) {
+			Measurement measurement = Measurement.of(COMPARISON, variant, names.get(i), "throughput", "decisions/s",
+					samples[i]);
+			System.out.printf("%s %s %s: %s%n", COMPARISON, variant, names.get(i), measurement);
 			measurements.add(measurement);
 		}
 		return measurements;
