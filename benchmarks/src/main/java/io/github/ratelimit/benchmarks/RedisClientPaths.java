@@ -1,5 +1,6 @@
 package io.github.ratelimit.benchmarks;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -90,7 +91,8 @@ final class RedisClientPaths {
 		boolean async = variant.startsWith("async");
 		List<String> names = new ArrayList<>(stores.keySet());
 		List<RedisRateLimitStore> contenders = new ArrayList<>(stores.values());
-		double[][] samples = new double[names.size()][trials];
+		double[][] throughput = new double[names.size()][trials];
+		double[][] cpu = new double[names.size()][trials];
 		for (RedisRateLimitStore store : contenders) {
 			measure(store, async, concurrency, trial);
 		}
@@ -98,34 +100,53 @@ final class RedisClientPaths {
 			// Alternate who goes first, so neither always runs on a warmer machine.
 			for (int j = 0; j < names.size(); j++) {
 				int contender = (i + j) % names.size();
-				samples[contender][i] = measure(contenders.get(contender), async, concurrency, trial);
+				Trial result = measure(contenders.get(contender), async, concurrency, trial);
+				throughput[contender][i] = result.decisionsPerSecond();
+				cpu[contender][i] = result.cpuMicrosPerDecision();
 			}
 		}
 		List<Measurement> measurements = new ArrayList<>();
 		for (int i = 0; i < names.size(); i++) {
-			Measurement measurement = Measurement.of(COMPARISON, variant, names.get(i), "throughput", "decisions/s",
-					samples[i]);
-			System.out.printf("%s %s %s: %s%n", COMPARISON, variant, names.get(i), measurement);
-			measurements.add(measurement);
+			measurements
+				.add(Measurement.of(COMPARISON, variant, names.get(i), "throughput", "decisions/s", throughput[i]));
+			// This process's CPU per decision: what a busy machine changes least.
+			measurements.add(Measurement.of(COMPARISON, variant, names.get(i), "client-cpu", "µs/decision", cpu[i]));
 		}
 		return measurements;
 	}
 
-	private static double measure(RedisRateLimitStore store, boolean async, int concurrency, Duration trial)
+	private static Trial measure(RedisRateLimitStore store, boolean async, int concurrency, Duration trial)
 			throws Exception {
 		if (async) {
+			long cpu0 = processCpuNanos();
 			LoadLoop.Result result = LoadLoop.run((key) -> store.decideAsync("hot", "k", HOT, 1, Long.MAX_VALUE),
 					concurrency, 1, trial);
+			long cpu1 = processCpuNanos();
 			if (result.failed() > 0) {
 				throw new IllegalStateException(result.failed() + " calls failed: " + result.firstFailure());
 			}
-			return result.opsPerSecond();
+			return new Trial(result.opsPerSecond(), (cpu1 - cpu0) / 1e3 / result.completed());
 		}
 		return threads(store, concurrency, trial);
 	}
 
+	private static long processCpuNanos() {
+		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+			.getProcessCpuTime();
+	}
+
+	/**
+	 * What one trial measured.
+	 *
+	 * @param decisionsPerSecond decisions per second
+	 * @param cpuMicrosPerDecision this process's CPU time per decision
+	 */
+	private record Trial(double decisionsPerSecond, double cpuMicrosPerDecision) {
+
+	}
+
 	/** Decisions per second of {@code concurrency} threads each calling decide. */
-	private static double threads(RedisRateLimitStore store, int concurrency, Duration trial) throws Exception {
+	private static Trial threads(RedisRateLimitStore store, int concurrency, Duration trial) throws Exception {
 		LongAdder decisions = new LongAdder();
 		AtomicBoolean stop = new AtomicBoolean();
 		List<Thread> threads = new ArrayList<>();
@@ -143,14 +164,16 @@ final class RedisClientPaths {
 		Thread.sleep(100);
 		long c0 = decisions.sum();
 		long t0 = System.nanoTime();
+		long cpu0 = processCpuNanos();
 		Thread.sleep(trial.toMillis());
 		long c1 = decisions.sum();
 		long t1 = System.nanoTime();
+		long cpu1 = processCpuNanos();
 		stop.set(true);
 		for (Thread thread : threads) {
 			thread.join();
 		}
-		return (c1 - c0) * 1e9 / (t1 - t0);
+		return new Trial((c1 - c0) * 1e9 / (t1 - t0), (cpu1 - cpu0) / 1e3 / (c1 - c0));
 	}
 
 }
