@@ -1,11 +1,11 @@
 package io.github.ratelimit.benchmarks;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -57,7 +57,7 @@ final class RedisClientPaths {
 				JedisClientConfiguration.builder().usePooling().poolConfig(pool(64)).build());
 		List<Measurement> measurements = new ArrayList<>();
 		try (RedisRateLimitStore lettuce = started(RedisRateLimitStore.builder(lettuceClient));
-				RedisRateLimitStore jedis = started(RedisRateLimitStore.builder(jedisFactory))) {
+				RedisRateLimitStore jedis = started(RedisRateLimitStore.builderFor(jedisFactory))) {
 			Map<String, RedisRateLimitStore> stores = new LinkedHashMap<>();
 			stores.put("lettuce", lettuce);
 			stores.put("jedis", jedis);
@@ -89,44 +89,64 @@ final class RedisClientPaths {
 		int trials = this.options.intValue("trials", 5);
 		int concurrency = Integer.parseInt(variant.substring(variant.indexOf("-c") + 2));
 		boolean async = variant.startsWith("async");
-		Map<String, double[]> samples = new LinkedHashMap<>();
 		List<String> names = new ArrayList<>(stores.keySet());
-		for (String name : names) {
-			samples.put(name, new double[trials]);
-			measure(Objects.requireNonNull(stores.get(name)), async, concurrency, trial);
+		List<RedisRateLimitStore> contenders = new ArrayList<>(stores.values());
+		double[][] throughput = new double[names.size()][trials];
+		double[][] cpu = new double[names.size()][trials];
+		for (RedisRateLimitStore store : contenders) {
+			measure(store, async, concurrency, trial);
 		}
 		for (int i = 0; i < trials; i++) {
+			// Alternate who goes first, so neither always runs on a warmer machine.
 			for (int j = 0; j < names.size(); j++) {
-				String name = names.get((i + j) % names.size());
-				Objects.requireNonNull(samples.get(name))[i] = measure(Objects.requireNonNull(stores.get(name)), async,
-						concurrency, trial);
+				int contender = (i + j) % names.size();
+				Trial result = measure(contenders.get(contender), async, concurrency, trial);
+				throughput[contender][i] = result.decisionsPerSecond();
+				cpu[contender][i] = result.cpuMicrosPerDecision();
 			}
 		}
 		List<Measurement> measurements = new ArrayList<>();
-		for (Map.Entry<String, double[]> entry : samples.entrySet()) {
-			Measurement measurement = Measurement.of(COMPARISON, variant, entry.getKey(), "throughput", "decisions/s",
-					entry.getValue());
-			System.out.printf("%s %s %s: %s%n", COMPARISON, variant, entry.getKey(), measurement);
-			measurements.add(measurement);
+		for (int i = 0; i < names.size(); i++) {
+			measurements
+				.add(Measurement.of(COMPARISON, variant, names.get(i), "throughput", "decisions/s", throughput[i]));
+			// This process's CPU per decision: what a busy machine changes least.
+			measurements.add(Measurement.of(COMPARISON, variant, names.get(i), "client-cpu", "µs/decision", cpu[i]));
 		}
 		return measurements;
 	}
 
-	private static double measure(RedisRateLimitStore store, boolean async, int concurrency, Duration trial)
+	private static Trial measure(RedisRateLimitStore store, boolean async, int concurrency, Duration trial)
 			throws Exception {
 		if (async) {
+			long cpu0 = processCpuNanos();
 			LoadLoop.Result result = LoadLoop.run((key) -> store.decideAsync("hot", "k", HOT, 1, Long.MAX_VALUE),
 					concurrency, 1, trial);
+			long cpu1 = processCpuNanos();
 			if (result.failed() > 0) {
 				throw new IllegalStateException(result.failed() + " calls failed: " + result.firstFailure());
 			}
-			return result.opsPerSecond();
+			return new Trial(result.opsPerSecond(), (cpu1 - cpu0) / 1e3 / result.completed());
 		}
 		return threads(store, concurrency, trial);
 	}
 
+	private static long processCpuNanos() {
+		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+			.getProcessCpuTime();
+	}
+
+	/**
+	 * What one trial measured.
+	 *
+	 * @param decisionsPerSecond decisions per second
+	 * @param cpuMicrosPerDecision this process's CPU time per decision
+	 */
+	private record Trial(double decisionsPerSecond, double cpuMicrosPerDecision) {
+
+	}
+
 	/** Decisions per second of {@code concurrency} threads each calling decide. */
-	private static double threads(RedisRateLimitStore store, int concurrency, Duration trial) throws Exception {
+	private static Trial threads(RedisRateLimitStore store, int concurrency, Duration trial) throws Exception {
 		LongAdder decisions = new LongAdder();
 		AtomicBoolean stop = new AtomicBoolean();
 		List<Thread> threads = new ArrayList<>();
@@ -144,14 +164,16 @@ final class RedisClientPaths {
 		Thread.sleep(100);
 		long c0 = decisions.sum();
 		long t0 = System.nanoTime();
+		long cpu0 = processCpuNanos();
 		Thread.sleep(trial.toMillis());
 		long c1 = decisions.sum();
 		long t1 = System.nanoTime();
+		long cpu1 = processCpuNanos();
 		stop.set(true);
 		for (Thread thread : threads) {
 			thread.join();
 		}
-		return (c1 - c0) * 1e9 / (t1 - t0);
+		return new Trial((c1 - c0) * 1e9 / (t1 - t0), (cpu1 - cpu0) / 1e3 / (c1 - c0));
 	}
 
 }

@@ -48,7 +48,7 @@ class RedisStoreConfiguration {
 			RateLimitProperties properties) {
 		RateLimitProperties.Redis redis = properties.getRedis();
 		logger.info("Rate limit store: Redis " + clientPath(redisConnectionFactory));
-		RedisRateLimitStore store = RedisRateLimitStore.builder(redisConnectionFactory)
+		RedisRateLimitStore store = RedisRateLimitStore.builderFor(redisConnectionFactory)
 			.keyPrefix(properties.getKeyPrefix())
 			.timeout(redis.getTimeout())
 			.connectTimeout(positive("ratelimit.redis.connect-timeout", redis.getConnectTimeout()))

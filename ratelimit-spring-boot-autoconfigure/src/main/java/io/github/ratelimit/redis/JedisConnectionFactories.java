@@ -1,10 +1,12 @@
 package io.github.ratelimit.redis;
 
 import java.time.Duration;
-import java.util.Objects;
 
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisClientConfiguration.JedisClientConfigurationBuilder;
 import org.springframework.data.redis.connection.jedis.JedisClientConfiguration.JedisSslClientConfigurationBuilder;
@@ -48,21 +50,27 @@ final class JedisConnectionFactories {
 		JedisClientConfiguration configuration = builder.connectTimeout(connectTimeout)
 			.readTimeout(readTimeout)
 			.build();
-		JedisConnectionFactory copy;
-		if (application.isRedisClusterAware()) {
-			copy = new JedisConnectionFactory(Objects.requireNonNull(application.getClusterConfiguration()),
-					configuration);
-		}
-		else if (application.isRedisSentinelAware()) {
-			copy = new JedisConnectionFactory(Objects.requireNonNull(application.getSentinelConfiguration()),
-					configuration);
-		}
-		else {
-			copy = new JedisConnectionFactory(Objects.requireNonNull(application.getStandaloneConfiguration()),
-					configuration);
-		}
+		JedisConnectionFactory copy = withServersOf(application, configuration);
 		copy.setUseUnifiedJedis(application.isUseUnifiedJedis());
 		return copy;
+	}
+
+	/** A factory on the application's servers: cluster, Sentinel or standalone. */
+	private static JedisConnectionFactory withServersOf(JedisConnectionFactory application,
+			JedisClientConfiguration configuration) {
+		RedisClusterConfiguration cluster = application.getClusterConfiguration();
+		if (application.isRedisClusterAware() && cluster != null) {
+			return new JedisConnectionFactory(cluster, configuration);
+		}
+		RedisSentinelConfiguration sentinel = application.getSentinelConfiguration();
+		if (application.isRedisSentinelAware() && sentinel != null) {
+			return new JedisConnectionFactory(sentinel, configuration);
+		}
+		RedisStandaloneConfiguration standalone = application.getStandaloneConfiguration();
+		if (standalone == null) {
+			throw new IllegalStateException("The application's JedisConnectionFactory names no Redis server");
+		}
+		return new JedisConnectionFactory(standalone, configuration);
 	}
 
 	/**

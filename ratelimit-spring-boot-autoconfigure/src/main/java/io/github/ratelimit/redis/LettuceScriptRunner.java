@@ -278,7 +278,9 @@ final class LettuceScriptRunner implements ScriptRunner {
 		}
 		for (Attempt open : new Attempt[] { attempt, replacement }) {
 			if (open != null) {
-				open.connection.thenAccept((c) -> c.connection.closeAsync());
+				// Closed before this returns when made: the client may shut down next,
+				// and would close a connection still closing again (Lettuce warns).
+				open.connection.thenAccept((c) -> c.connection.close());
 			}
 		}
 		this.connector.shutdown();

@@ -50,7 +50,9 @@ import io.github.ratelimit.store.StoreArguments;
  * fails calls at once. No call waits longer than both timeouts together. A stalled,
  * unreachable or restarting Redis surfaces as a {@link RateLimitStoreException}
  * ({@link RateLimitStoreException#isTimeout() isTimeout()} tells a timeout apart), which
- * the failure-mode layer handles.
+ * the failure-mode layer handles. On a client other than Lettuce (see
+ * {@link #builderFor(RedisConnectionFactory)}) the timeout is the socket's read timeout,
+ * and a call runs on its caller's thread.
  * <p>
  * A decision that timed out may still run in Redis once it wakes up. When such a late
  * decision allowed, its permits are given back at once: the caller was answered without
@@ -130,10 +132,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * store's {@link Builder#timeout timeout} and connect timeout its
 	 * {@link Builder#connectTimeout connect timeout}; on another client with the client's
 	 * own timeouts. Asynchronous calls then run on a bounded pool of the store's threads.
+	 * <p>
+	 * Not an overload of {@code builder}: beside {@link #builder(AbstractRedisClient)} it
+	 * would need Lettuce's classes to compile, which an application on Jedis has not.
 	 * @param connectionFactory the connection factory
 	 * @return a new builder
 	 */
-	public static Builder builder(RedisConnectionFactory connectionFactory) {
+	public static Builder builderFor(RedisConnectionFactory connectionFactory) {
 		Objects.requireNonNull(connectionFactory, "'connectionFactory' must not be null");
 		if (LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory lettuce) {
 			return builder(lettuce);
@@ -521,8 +526,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		/**
 		 * Sets the longest Redis may take to answer a call once it is sent, as the
-		 * connection's I/O thread sees it; 100ms by default. Past it the call fails with
-		 * a timeout.
+		 * connection's I/O thread sees it (on Jedis: the socket read timeout); 100ms by
+		 * default. Past it the call fails with a timeout.
 		 * @param timeout the timeout, positive
 		 * @return this builder
 		 */

@@ -168,9 +168,10 @@ final class SpringDataRedisScriptRunner implements ScriptRunner {
 			});
 		}
 		catch (RejectedExecutionException ex) {
-			reply.completeExceptionally(new RateLimitStoreException("Too many asynchronous Redis rate limit calls: "
-					+ QUEUE + " already wait for one of " + this.executor.getMaximumPoolSize() + " threads", ex,
-					false));
+			reply.completeExceptionally(this.executor.isShutdown() ? new IllegalStateException("Redis store is closed")
+					: new RateLimitStoreException("Too many asynchronous Redis rate limit calls: " + QUEUE
+							+ " already wait for one of " + this.executor.getMaximumPoolSize() + " threads", ex,
+							false));
 		}
 		return reply;
 	}

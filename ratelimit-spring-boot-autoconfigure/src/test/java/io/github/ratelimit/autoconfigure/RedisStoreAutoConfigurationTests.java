@@ -256,10 +256,22 @@ class RedisStoreAutoConfigurationTests {
 	}
 
 	@Test
-	void storeAutoWithTwoConnectionFactoriesFallsBackToMemory() {
+	void storeAutoWithTwoConnectionFactoriesFallsBackToMemoryAndSaysWhy(CapturedOutput output) {
 		this.runner.withBean("first", LettuceConnectionFactory.class, LettuceConnectionFactory::new)
 			.withBean("second", LettuceConnectionFactory.class, LettuceConnectionFactory::new)
 			.run((context) -> assertThat(context.getBean(RateLimitStore.class).name()).isEqualTo("memory"));
+		assertThat(output).contains("2 RedisConnectionFactory beans [first, second]")
+			.contains("@Primary")
+			.contains("ratelimit.store=memory");
+	}
+
+	@Test
+	void storeMemoryWithConnectionFactoriesSaysNothing(CapturedOutput output) {
+		this.runner.withPropertyValues("ratelimit.store=memory")
+			.withBean("first", LettuceConnectionFactory.class, LettuceConnectionFactory::new)
+			.withBean("second", LettuceConnectionFactory.class, LettuceConnectionFactory::new)
+			.run((context) -> assertThat(context.getBean(RateLimitStore.class).name()).isEqualTo("memory"));
+		assertThat(output).doesNotContain("RedisConnectionFactory beans");
 	}
 
 	@Test

@@ -31,7 +31,7 @@ class JedisRedisClusterRateLimitStoreTests extends RateLimitStoreContractTests {
 
 	@Override
 	protected RateLimitStore createStore(ManualTimeSource time) {
-		return ContractSuiteStores.onSuiteClock(RedisRateLimitStore.builder(connectionFactory), time);
+		return ContractSuiteStores.onSuiteClock(RedisRateLimitStore.builderFor(connectionFactory), time);
 	}
 
 }

@@ -36,7 +36,7 @@ class JedisRedisRateLimitStoreFaultTests extends RedisRateLimitStoreFaultTests {
 
 	@Override
 	protected RedisRateLimitStore.Builder builder() {
-		return RedisRateLimitStore.builder(connectionFactory);
+		return RedisRateLimitStore.builderFor(connectionFactory);
 	}
 
 	@Override

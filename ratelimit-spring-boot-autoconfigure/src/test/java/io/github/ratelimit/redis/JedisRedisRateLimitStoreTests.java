@@ -39,12 +39,12 @@ class JedisRedisRateLimitStoreTests extends RateLimitStoreContractTests {
 
 	@Override
 	protected RateLimitStore createStore(ManualTimeSource time) {
-		return ContractSuiteStores.onSuiteClock(RedisRateLimitStore.builder(connectionFactory), time);
+		return ContractSuiteStores.onSuiteClock(RedisRateLimitStore.builderFor(connectionFactory), time);
 	}
 
 	@Test
 	void decisionsRunOnJedisConnectionsMadeWithTheApplicationsSettings() {
-		try (RedisRateLimitStore store = RedisRateLimitStore.builder(connectionFactory)
+		try (RedisRateLimitStore store = RedisRateLimitStore.builderFor(connectionFactory)
 			.keyPrefix("jedis-path")
 			.build()) {
 			assertThat(store.decide("path", "k", List.of(LimitSpec.of(2, "1m", Algorithm.GCRA)), 1).remaining())
