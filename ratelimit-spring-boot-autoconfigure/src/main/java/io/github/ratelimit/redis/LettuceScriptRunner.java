@@ -235,7 +235,16 @@ final class LettuceScriptRunner implements ScriptRunner {
 			replacement = this.replacement;
 		}
 		for (Attempt open : new Attempt[] { attempt, replacement }) {
-			if (open != null) {
+			if (open == null) {
+				continue;
+			}
+			Connection connection = open.connectionNow();
+			if (connection != null) {
+				// Synchronously: until the close completes the client still holds the
+				// connection, and a client shut down meanwhile would close it again.
+				connection.connection.close();
+			}
+			else {
 				open.connection.thenAccept((c) -> c.connection.closeAsync());
 			}
 		}
