@@ -92,6 +92,7 @@ public final class RateLimitAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
 	RateLimitStartupSummary rateLimitStartupSummary(ApplicationContext applicationContext,
 			RateLimitProperties properties, BucketRegistry registry, RateLimitStore rateLimitStore,
 			ObjectProvider<StoreTarget> storeTarget) {

@@ -73,6 +73,7 @@ class RedisStoreConfiguration {
 	 * store is this configuration's.
 	 */
 	@Bean
+	@ConditionalOnMissingBean
 	StoreTarget rateLimitRedisStoreTarget(RedisConnectionFactory redisConnectionFactory) {
 		return (redisConnectionFactory instanceof LettuceConnectionFactory lettuce) ? target(lettuce)
 				: new StoreTarget("redis");
