@@ -38,11 +38,30 @@ class StartupFailureReportTests {
 					+ "e.g. #request.remoteAddr.");
 	}
 
+	@Test
+	void aRedisStoreWithoutRedisIsReportedWithWhatIsMissing(CapturedOutput output) {
+		fail("--ratelimit.store=redis");
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("Description:\n\nratelimit.store is 'redis' but the application has no Redis rate limit store: "
+					+ "there is no RedisConnectionFactory bean.")
+			.contains("Action:\n\nSet spring.data.redis.host and spring.data.redis.port");
+	}
+
+	@Test
+	void aBadStoreSettingIsReportedNamingTheProperty(CapturedOutput output) {
+		fail("--spring.profiles.active=redis", "--spring.data.redis.port=1", "--ratelimit.breaker.window=0s");
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("Invalid value '0s' for configuration property 'ratelimit.breaker.window'")
+			.contains("must be positive");
+	}
+
 	private static void fail(String... args) {
 		SpringApplicationBuilder application = new SpringApplicationBuilder(SampleApplication.class)
 			.web(WebApplicationType.SERVLET)
-			.properties("spring.main.banner-mode=off", "server.port=0");
-		assertThatException().isThrownBy(() -> application.run(args).close());
+			.properties("spring.main.banner-mode=off");
+		String[] arguments = java.util.Arrays.copyOf(args, args.length + 1);
+		arguments[args.length] = "--server.port=0";
+		assertThatException().isThrownBy(() -> application.run(arguments).close());
 	}
 
 }
