@@ -6,6 +6,7 @@ import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -63,8 +64,9 @@ public class RateLimitsEndpoint {
 		List<BucketDescriptor> buckets = new ArrayList<>();
 		for (BucketDefinition bucket : this.registry.buckets()) {
 			RateLimitStatistics.Counts counts = this.statistics.get(bucket.name());
+			String perCall = this.registry.perCallLimit(bucket.name());
 			buckets.add(new BucketDescriptor(bucket.name(), bucket.source().name().toLowerCase(Locale.ROOT),
-					bucket.mode().name().toLowerCase(Locale.ROOT), limits(bucket.limits()),
+					bucket.mode().name().toLowerCase(Locale.ROOT), limits(bucket.limits(), perCall != null), perCall,
 					counts.count(Outcome.ALLOWED), counts.count(Outcome.WAITED), counts.count(Outcome.REJECTED),
 					counts.count(Outcome.SHADOW_REJECTED), counts.count(Outcome.ERROR)));
 		}
@@ -76,28 +78,51 @@ public class RateLimitsEndpoint {
 	}
 
 	/**
-	 * Reads one key's state without taking a permit.
+	 * Reads one key's state without taking a permit. The limit of a bucket with a
+	 * per-call {@code limitExpression} depends on the call: without {@code limit} the
+	 * answer says so and reads nothing, with it the key is read with that limit.
 	 * @param bucket the bucket name
 	 * @param key the key within the bucket
+	 * @param limit the permits per window that apply to this key, for a bucket whose
+	 * limit is set per call; {@code null} otherwise
 	 * @return the state, or {@code null} (404) for an unknown bucket
+	 * @throws InvalidEndpointRequestException (400) for a {@code limit} below 1, or given
+	 * for a bucket whose limits do not depend on the call
 	 */
 	@ReadOperation
-	public @Nullable KeyDescriptor key(@Selector String bucket, @Selector String key) {
+	public @Nullable KeyDescriptor key(@Selector String bucket, @Selector String key, @Nullable Long limit) {
 		BucketDefinition definition = this.registry.find(bucket);
 		if (definition == null) {
 			return null;
 		}
-		Decision decision = this.store.peek(bucket, key, definition.limits());
+		String perCall = this.registry.perCallLimit(bucket);
+		List<LimitSpec> specs = definition.limits();
+		if (limit != null) {
+			if (perCall == null) {
+				throw new InvalidEndpointRequestException(
+						"Bucket '" + bucket + "' has the same limits for every " + "call; read it without 'limit'",
+						"limit does not apply to bucket '" + bucket + "'");
+			}
+			if (limit < 1) {
+				throw new InvalidEndpointRequestException("limit must be at least 1 but was " + limit,
+						"limit must be at least 1");
+			}
+			specs = definition.limitsWith(limit);
+		}
+		else if (perCall != null) {
+			return new KeyDescriptor(bucket, key, null, null, null, null, List.of(), perCall);
+		}
+		Decision decision = this.store.peek(bucket, key, specs);
 		List<LimitStateDescriptor> limits = new ArrayList<>();
 		List<Decision> perLimit = decision.limits();
 		for (int i = 0; i < perLimit.size(); i++) {
-			Decision limit = perLimit.get(i);
-			limits.add(new LimitStateDescriptor(limit(definition.limits().get(i)), limit.remaining(),
-					millis(limit.resetAfterMicros()), limit.allowed() ? 0 : millis(limit.retryAfterMicros())));
+			Decision state = perLimit.get(i);
+			limits.add(new LimitStateDescriptor(limit(specs.get(i)), state.remaining(),
+					millis(state.resetAfterMicros()), state.allowed() ? 0 : millis(state.retryAfterMicros())));
 		}
 		return new KeyDescriptor(bucket, key, decision.allowed(), decision.remaining(),
 				millis(decision.resetAfterMicros()), decision.allowed() ? 0 : millis(decision.retryAfterMicros()),
-				limits);
+				limits, perCall);
 	}
 
 	/**
@@ -116,8 +141,22 @@ public class RateLimitsEndpoint {
 		return Boolean.TRUE;
 	}
 
-	private static List<LimitDescriptor> limits(List<LimitSpec> specs) {
-		return specs.stream().map(RateLimitsEndpoint::limit).toList();
+	/**
+	 * Describes the limits; with {@code perCall} the first limit's permits (and its
+	 * burst, when it follows them) are left out: they come from each call.
+	 */
+	private static List<LimitDescriptor> limits(List<LimitSpec> specs, boolean perCall) {
+		List<LimitDescriptor> limits = new ArrayList<>(specs.size());
+		for (int i = 0; i < specs.size(); i++) {
+			LimitSpec spec = specs.get(i);
+			LimitDescriptor limit = limit(spec);
+			if (i == 0 && perCall) {
+				limit = new LimitDescriptor(limit.algorithm(), null, limit.window(),
+						(spec.burst() == spec.limit()) ? null : limit.burst());
+			}
+			limits.add(limit);
+		}
+		return limits;
 	}
 
 	private static LimitDescriptor limit(LimitSpec spec) {
@@ -158,7 +197,10 @@ public class RateLimitsEndpoint {
 	 * @param source {@code annotation}, {@code configuration}, {@code filter} or
 	 * {@code programmatic}
 	 * @param mode {@code enforce} or {@code shadow}
-	 * @param limits the limits
+	 * @param limits the limits; the first one's {@code limit} is {@code null} when
+	 * {@code limitPerCall} sets it
+	 * @param limitPerCall the {@code limitExpression} that sets the first limit's permits
+	 * per call, or {@code null} when the limits apply as shown
 	 * @param allowed requests allowed at once since startup
 	 * @param waited requests allowed after waiting for a permit ({@code onLimit = WAIT},
 	 * {@code RateLimiter.acquire}) since startup
@@ -166,19 +208,19 @@ public class RateLimitsEndpoint {
 	 * @param shadowRejected requests a shadow bucket would have rejected
 	 * @param errors requests the store could not decide
 	 */
-	public record BucketDescriptor(String name, String source, String mode, List<LimitDescriptor> limits, long allowed,
-			long waited, long rejected, long shadowRejected, long errors) {
+	public record BucketDescriptor(String name, String source, String mode, List<LimitDescriptor> limits,
+			@Nullable String limitPerCall, long allowed, long waited, long rejected, long shadowRejected, long errors) {
 	}
 
 	/**
 	 * One limit.
 	 *
 	 * @param algorithm the algorithm, kebab case
-	 * @param limit permits per window
+	 * @param limit permits per window, or {@code null} when each call sets it
 	 * @param window the window, e.g. {@code 1m}
 	 * @param burst the burst, for algorithms that have one
 	 */
-	public record LimitDescriptor(String algorithm, long limit, String window, @Nullable Long burst) {
+	public record LimitDescriptor(String algorithm, @Nullable Long limit, String window, @Nullable Long burst) {
 	}
 
 	/**
@@ -186,15 +228,21 @@ public class RateLimitsEndpoint {
 	 *
 	 * @param bucket the bucket
 	 * @param key the key
-	 * @param allowed whether a request of cost 1 would be allowed now
-	 * @param remaining permits left in the most restrictive limit
-	 * @param resetAfterMillis time until every limit is full again
+	 * @param allowed whether a request of cost 1 would be allowed now; {@code null} when
+	 * the limit depends on the call and none was given
+	 * @param remaining permits left in the most restrictive limit, or {@code null}
+	 * likewise
+	 * @param resetAfterMillis time until every limit is full again, or {@code null}
+	 * likewise
 	 * @param retryAfterMillis time until a request would be allowed, 0 when it is now, -1
-	 * for never
-	 * @param limits the state of each limit
+	 * for never, or {@code null} likewise
+	 * @param limits the state of each limit, empty when not read
+	 * @param limitPerCall the {@code limitExpression} that sets the bucket's limit per
+	 * call (read with {@code ?limit=} the key's limit), or {@code null}
 	 */
-	public record KeyDescriptor(String bucket, String key, boolean allowed, long remaining, long resetAfterMillis,
-			long retryAfterMillis, List<LimitStateDescriptor> limits) {
+	public record KeyDescriptor(String bucket, String key, @Nullable Boolean allowed, @Nullable Long remaining,
+			@Nullable Long resetAfterMillis, @Nullable Long retryAfterMillis, List<LimitStateDescriptor> limits,
+			@Nullable String limitPerCall) {
 	}
 
 	/**

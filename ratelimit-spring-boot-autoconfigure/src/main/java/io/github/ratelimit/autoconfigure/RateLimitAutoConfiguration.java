@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
@@ -19,6 +20,7 @@ import org.springframework.context.annotation.Role;
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.RateLimitObserver;
 import io.github.ratelimit.acquire.Waiter;
+import io.github.ratelimit.autoconfigure.RateLimitStartupSummary.StoreTarget;
 import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.bucket.RateLimiters;
 import io.github.ratelimit.expression.RateLimitExpressions;
@@ -87,6 +89,15 @@ public final class RateLimitAutoConfiguration {
 		}
 		StoreStatus status = new StoreStatus(rateLimitStore.name(), properties.getFailureMode(), false, 0);
 		return () -> status;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitStartupSummary rateLimitStartupSummary(ApplicationContext applicationContext,
+			RateLimitProperties properties, BucketRegistry registry, RateLimitStore rateLimitStore,
+			ObjectProvider<StoreTarget> storeTarget) {
+		return new RateLimitStartupSummary(applicationContext, properties, registry, rateLimitStore,
+				storeTarget.getIfUnique());
 	}
 
 	@Bean

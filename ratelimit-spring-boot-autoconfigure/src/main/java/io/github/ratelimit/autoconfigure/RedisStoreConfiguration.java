@@ -1,6 +1,8 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -13,11 +15,16 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisNode;
+import org.springframework.data.redis.connection.RedisSentinelConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.TimeSource;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.TimeSourceType;
+import io.github.ratelimit.autoconfigure.RateLimitStartupSummary.StoreTarget;
 import io.github.ratelimit.failover.BreakerSettings;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
@@ -94,6 +101,16 @@ class RedisStoreConfiguration {
 		return ClassUtils.resolveClassName(LETTUCE_FACTORY, classLoader).isInstance(factory);
 	}
 
+	/**
+	 * Where the store points, for the startup summary; the summary shows it only when the
+	 * store is this configuration's.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	StoreTarget rateLimitRedisStoreTarget(RedisConnectionFactory redisConnectionFactory) {
+		return isLettuce(redisConnectionFactory) ? LettuceTarget.of(redisConnectionFactory) : new StoreTarget("redis");
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	RedisStoreLifecycle rateLimitRedisStoreLifecycle(ObjectProvider<RateLimitStore> rateLimitStore) {
@@ -123,6 +140,36 @@ class RedisStoreConfiguration {
 			throw new InvalidConfigurationPropertyValueException(property, value, "must be at least 1");
 		}
 		return value;
+	}
+
+	/**
+	 * Reads a Lettuce factory's servers; a class of its own, loaded only for a Lettuce
+	 * factory, so that an application on Jedis alone never needs Lettuce's classes.
+	 */
+	private static final class LettuceTarget {
+
+		static StoreTarget of(RedisConnectionFactory redisConnectionFactory) {
+			LettuceConnectionFactory factory = (LettuceConnectionFactory) redisConnectionFactory;
+			String scheme = factory.isUseSsl() ? "rediss" : "redis";
+			RedisClusterConfiguration cluster = factory.getClusterConfiguration();
+			if (cluster != null) {
+				return new StoreTarget(scheme + "-cluster://" + nodes(cluster.getClusterNodes()));
+			}
+			RedisSentinelConfiguration sentinel = factory.getSentinelConfiguration();
+			if (sentinel != null) {
+				return new StoreTarget(scheme + "-sentinel://" + nodes(sentinel.getSentinels()) + " (master "
+						+ ((sentinel.getMaster() != null) ? sentinel.getMaster().getName() : "?") + ")");
+			}
+			String database = (factory.getDatabase() != 0) ? "/" + factory.getDatabase() : "";
+			return new StoreTarget(scheme + "://" + factory.getHostName() + ":" + factory.getPort() + database);
+		}
+
+	}
+
+	private static String nodes(Iterable<RedisNode> nodes) {
+		List<String> names = new ArrayList<>();
+		nodes.forEach((node) -> names.add(node.getHost() + ":" + node.getPort()));
+		return String.join(",", names);
 	}
 
 }

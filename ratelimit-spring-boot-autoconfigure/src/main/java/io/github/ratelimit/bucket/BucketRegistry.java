@@ -31,6 +31,8 @@ public final class BucketRegistry {
 
 	private final Map<String, Registration> buckets = new LinkedHashMap<>();
 
+	private final Map<String, String> perCallLimits = new LinkedHashMap<>();
+
 	/**
 	 * Creates a registry.
 	 * @param defaults {@code ratelimit.defaults}
@@ -71,10 +73,16 @@ public final class BucketRegistry {
 						? " " + existing.origin + " ran before the bucket's own definition was read: call it once the"
 								+ " application has started (not from a constructor), or"
 						: " Give one of them another bucket name, or";
+				String action = (existing.definition.source() == BucketSource.PROGRAMMATIC)
+						? "Call " + existing.origin + " once the application has started (not from a constructor),"
+								+ " or set the limits in ratelimit.buckets." + name + "."
+						: "Give " + existing.origin + " or " + origin + " another bucket name, or set the limits in"
+								+ " ratelimit.buckets." + name + " (configuration wins over both).";
 				throw new InvalidBucketException(name,
 						"Bucket '" + name + "' is defined twice with different limits: " + existing.definition.limits()
 								+ " by " + existing.origin + " and " + definition.limits() + " by " + origin + "."
-								+ hint + " set the limits in ratelimit.buckets." + name);
+								+ hint + " set the limits in ratelimit.buckets." + name,
+						action);
 			}
 			return existing.definition;
 		}
@@ -95,6 +103,42 @@ public final class BucketRegistry {
 		Registration existing = this.buckets.get(name);
 		return (existing != null) ? existing.definition
 				: register(name, LimitSettings.NONE, BucketSource.PROGRAMMATIC, origin);
+	}
+
+	/**
+	 * Records that code sets the first limit's permits of a bucket per call (a
+	 * {@code limitExpression}), so that the endpoint does not show the bucket's own limit
+	 * as if it applied. Ignored when configuration sets the limit, which then wins.
+	 * @param name the bucket name, registered
+	 * @param expression the expression, for the endpoint
+	 */
+	public synchronized void limitPerCall(String name, String expression) {
+		Registration registration = this.buckets.get(name);
+		if (registration != null && !registration.definition.limitConfigured()) {
+			this.perCallLimits.putIfAbsent(name, expression);
+		}
+	}
+
+	/**
+	 * Returns what registered a bucket, for the startup summary and messages.
+	 * @param name the bucket name
+	 * @return e.g. {@code @RateLimited on LoginService.login(String, String)},
+	 * {@code ratelimit.filter.rules[0]} or {@code RateLimiters.get("partner")}, or
+	 * {@code null} for a bucket no code has used (yet)
+	 */
+	public synchronized @Nullable String origin(String name) {
+		Registration registration = this.buckets.get(name);
+		return (registration != null) ? registration.origin : null;
+	}
+
+	/**
+	 * Returns the expression that sets a bucket's first limit per call.
+	 * @param name the bucket name
+	 * @return the {@code limitExpression}, or {@code null} when the bucket's limits apply
+	 * as they are
+	 */
+	public synchronized @Nullable String perCallLimit(String name) {
+		return this.perCallLimits.get(name);
 	}
 
 	/**
@@ -159,19 +203,41 @@ public final class BucketRegistry {
 		catch (InvalidLimitException ex) {
 			String field = ex.getField();
 			String where;
+			String action;
+			String example = example(field);
 			if (propertyPrefix != null) {
 				where = propertyPrefix + field;
+				action = "Set " + where + requirement(ex.getReason()) + ", e.g. " + where + "=" + example
+						+ ", or remove it to use ratelimit.defaults." + field + ".";
 			}
 			else if (source == BucketSource.FILTER) {
 				where = origin + "." + field;
+				action = "Set " + where + " (or ratelimit.buckets." + name + "." + field + ", or ratelimit.defaults."
+						+ field + ")" + requirement(ex.getReason()) + ", e.g. " + example + ".";
 			}
 			else {
 				where = origin + " (attribute '" + field + "', or ratelimit.buckets." + name + "." + field
 						+ " / ratelimit.defaults." + field + ")";
+				action = "Set the attribute '" + field + "' of " + origin + ", or ratelimit.buckets." + name + "."
+						+ field + ", or ratelimit.defaults." + field + requirement(ex.getReason()) + ", e.g. " + example
+						+ ".";
 			}
 			throw new InvalidBucketException(name,
-					where + ": " + ex.getReason() + ((ex.getValue() != null) ? " but was " + ex.getValue() : ""));
+					where + ": " + ex.getReason() + ((ex.getValue() != null) ? " but was " + ex.getValue() : ""),
+					action);
 		}
+	}
+
+	private static String example(String field) {
+		return "window".equals(field) ? "1m" : "10";
+	}
+
+	private static String requirement(String reason) {
+		if (reason.equals("must be set")) {
+			return "";
+		}
+		return reason.startsWith("must be ") ? " to a value that is " + reason.substring("must be ".length())
+				: " so that it fits (" + reason + ")";
 	}
 
 	private record Registration(BucketDefinition definition, String origin) {
@@ -187,9 +253,20 @@ public final class BucketRegistry {
 
 		private final String bucket;
 
-		InvalidBucketException(String bucket, String message) {
+		private final String action;
+
+		InvalidBucketException(String bucket, String message, String action) {
 			super(message);
 			this.bucket = bucket;
+			this.action = action;
+		}
+
+		/**
+		 * Returns what to change to fix it, naming the property or the annotation.
+		 * @return the action
+		 */
+		public String getAction() {
+			return this.action;
 		}
 
 		/**

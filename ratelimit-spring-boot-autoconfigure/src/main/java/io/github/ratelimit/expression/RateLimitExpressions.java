@@ -62,7 +62,7 @@ public final class RateLimitExpressions {
 		}
 		catch (ParseException | IllegalStateException ex) {
 			throw new InvalidExpressionException(
-					"Invalid SpEL in " + where + ": '" + expression + "': " + ex.getMessage(), ex);
+					"Invalid SpEL in " + where + ": '" + expression + "': " + ex.getMessage(), where, expression, ex);
 		}
 	}
 
@@ -96,7 +96,8 @@ public final class RateLimitExpressions {
 		}
 		catch (EvaluationException ex) {
 			throw new InvalidExpressionException(
-					"SpEL '" + expression.getExpressionString() + "' in " + where + " failed: " + ex.getMessage(), ex);
+					"SpEL '" + expression.getExpressionString() + "' in " + where + " failed: " + ex.getMessage(),
+					where, expression.getExpressionString(), ex);
 		}
 	}
 
@@ -146,8 +147,32 @@ public final class RateLimitExpressions {
 
 		private static final long serialVersionUID = 1L;
 
-		InvalidExpressionException(String message, Throwable cause) {
+		private final String where;
+
+		private final String expression;
+
+		InvalidExpressionException(String message, String where, String expression, Throwable cause) {
 			super(message, cause);
+			this.where = where;
+			this.expression = expression;
+		}
+
+		/**
+		 * Returns where the expression is written, e.g.
+		 * {@code ratelimit.filter.rules[0].key} or
+		 * {@code @RateLimited(key) on LoginService.login(String, String)}.
+		 * @return the place
+		 */
+		public String getWhere() {
+			return this.where;
+		}
+
+		/**
+		 * Returns the expression text.
+		 * @return the expression
+		 */
+		public String getExpression() {
+			return this.expression;
 		}
 
 	}

@@ -277,10 +277,17 @@ final class LettuceScriptRunner implements ScriptRunner {
 			replacement = this.replacement;
 		}
 		for (Attempt open : new Attempt[] { attempt, replacement }) {
-			if (open != null) {
-				// Closed before this returns when made: the client may shut down next,
-				// and would close a connection still closing again (Lettuce warns).
-				open.connection.thenAccept((c) -> c.connection.close());
+			if (open == null) {
+				continue;
+			}
+			Connection connection = open.connectionNow();
+			if (connection != null) {
+				// Synchronously: until the close completes the client still holds the
+				// connection, and a client shut down meanwhile would close it again.
+				connection.connection.close();
+			}
+			else {
+				open.connection.thenAccept((c) -> c.connection.closeAsync());
 			}
 		}
 		this.connector.shutdown();

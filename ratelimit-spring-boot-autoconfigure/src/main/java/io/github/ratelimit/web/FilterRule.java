@@ -73,7 +73,14 @@ public final class FilterRule {
 		Long literalCost = parseLong(builder.cost.trim());
 		if (literalCost != null) {
 			this.cost = null;
-			this.constantCost = requireValidCost(literalCost, builder.name, builder.cost);
+			if (literalCost < 1) {
+				throw new InvalidFilterRuleException(builder.name + ".cost",
+						builder.name + ".cost '" + builder.cost + "' must be a whole number of at least 1 but was "
+								+ literalCost,
+						"Set " + builder.name + ".cost to a whole number of at least 1 (the default is 1), or to "
+								+ "SpEL that gives one.");
+			}
+			this.constantCost = literalCost;
 		}
 		else {
 			this.cost = RequestExpression.parse(builder.cost, builder.name + ".cost", expressions, requestType);
@@ -230,9 +237,11 @@ public final class FilterRule {
 				patterns.add(PathPatternParser.defaultInstance.parse(path));
 			}
 			catch (PatternParseException ex) {
-				throw new IllegalArgumentException(
+				throw new InvalidFilterRuleException(name + ".paths[" + i + "]",
 						name + ".paths[" + i + "]: '" + path + "' is not a valid path pattern (" + ex.getMessage()
 								+ "); use Spring's PathPattern syntax, " + "e.g. /api/** or /users/{id}",
+						"Correct " + name + ".paths[" + i + "] in Spring's PathPattern syntax, e.g. /api/** or "
+								+ "/users/{id}.",
 						ex);
 			}
 		}
@@ -244,8 +253,10 @@ public final class FilterRule {
 		for (int i = 0; i < methods.size(); i++) {
 			String method = methods.get(i).trim().toUpperCase(Locale.ROOT);
 			if (!KNOWN_METHODS.contains(method)) {
-				throw new IllegalArgumentException(name + ".methods[" + i + "]: '" + methods.get(i)
-						+ "' is not an HTTP method; use one of " + String.join(", ", KNOWN_METHODS));
+				throw new InvalidFilterRuleException(name + ".methods[" + i + "]",
+						name + ".methods[" + i + "]: '" + methods.get(i) + "' is not an HTTP method; use one of "
+								+ String.join(", ", KNOWN_METHODS),
+						"Set " + name + ".methods[" + i + "] to one of " + String.join(", ", KNOWN_METHODS) + ".");
 			}
 			result.add(method);
 		}
@@ -355,9 +366,10 @@ public final class FilterRule {
 		 * @param requestType the type of the request object expressions see as
 		 * {@code #request}, e.g. {@code HttpServletRequest}
 		 * @return the rule
-		 * @throws IllegalArgumentException naming the property of a bad path pattern or
-		 * method
-		 * @throws IllegalStateException naming the property of a bad expression or cost
+		 * @throws InvalidFilterRuleException naming the property of a bad path pattern,
+		 * method or cost, or of an expression that reads what the request does not offer
+		 * @throws RateLimitExpressions.InvalidExpressionException naming the property of
+		 * an expression that does not parse
 		 */
 		public FilterRule build(RateLimitExpressions expressions, Class<?> requestType) {
 			return new FilterRule(this, Objects.requireNonNull(expressions, "'expressions' must not be null"),

@@ -58,9 +58,12 @@ final class RequestExpression {
 	 * @return the parsed expression
 	 * @throws RateLimitExpressions.InvalidExpressionException naming {@code where} and
 	 * the expression
+	 * @throws InvalidFilterRuleException when it reads a property or method the request
+	 * type does not have
 	 */
 	static RequestExpression parse(String text, String where, RateLimitExpressions expressions, Class<?> requestType) {
 		Expression expression = expressions.parse(text, where);
+		RequestProperties.check(expression, where, requestType);
 		return new RequestExpression(expression, where, expressions, getter(text.trim(), requestType));
 	}
 

@@ -6,6 +6,7 @@ import java.util.List;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
@@ -13,7 +14,9 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.ManualTimeSource;
+import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.ManualWaiter;
 import io.github.ratelimit.acquire.PermitRequest;
@@ -23,6 +26,7 @@ import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.BucketDescriptor;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.KeyDescriptor;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.RateLimitsDescriptor;
+import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.bucket.BucketDefinition;
 import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.bucket.RateLimiters;
@@ -31,6 +35,7 @@ import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The {@code ratelimits} endpoint and the Micrometer meters, through their
@@ -105,16 +110,81 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 			acquirer.tryAcquire(PermitRequest.of(login.bucket(), "bob", 2));
 			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
 			for (int i = 0; i < 3; i++) {
-				KeyDescriptor state = endpoint.key("login", "bob");
+				KeyDescriptor state = endpoint.key("login", "bob", null);
 				assertThat(state.allowed()).isFalse();
 				assertThat(state.remaining()).isZero();
 				assertThat(state.retryAfterMillis()).isBetween(59_000L, 60_000L);
 			}
 			assertThat(endpoint.reset("login", "bob")).isTrue();
-			assertThat(endpoint.key("login", "bob").remaining()).isEqualTo(2);
-			assertThat(endpoint.key("nope", "bob")).isNull();
+			assertThat(endpoint.key("login", "bob", null).remaining()).isEqualTo(2);
+			assertThat(endpoint.key("nope", "bob", null)).isNull();
 			assertThat(endpoint.reset("nope", "bob")).isNull();
 		});
+	}
+
+	@Test
+	void aBucketWithAPerCallLimitIsShownAsSuchAndReadWithTheLimitGiven() {
+		this.exposed.withConfiguration(AutoConfigurations.of(RateLimitAopAutoConfiguration.class))
+			.withBean(Reports.class)
+			.run((context) -> {
+				Reports reports = context.getBean(Reports.class);
+				reports.fetch("free");
+				reports.fetch("free");
+				assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> reports.fetch("free"));
+				RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+				BucketDescriptor bucket = endpoint.rateLimits()
+					.buckets()
+					.stream()
+					.filter((b) -> b.name().equals("reports"))
+					.findFirst()
+					.orElseThrow();
+				assertThat(bucket.limitPerCall()).isEqualTo(Reports.PLAN);
+				assertThat(bucket.limits()).singleElement().satisfies((limit) -> {
+					assertThat(limit.limit()).as("set per call, not the default 100").isNull();
+					assertThat(limit.burst()).isNull();
+					assertThat(limit.window()).isEqualTo("1m");
+				});
+				assertThat(bucket.allowed()).isEqualTo(2);
+				assertThat(bucket.rejected()).isEqualTo(1);
+				KeyDescriptor unread = endpoint.key("reports", "free", null);
+				assertThat(unread.limitPerCall()).isEqualTo(Reports.PLAN);
+				assertThat(unread.allowed()).isNull();
+				assertThat(unread.remaining()).isNull();
+				assertThat(unread.limits()).isEmpty();
+				KeyDescriptor free = endpoint.key("reports", "free", 2L);
+				assertThat(free.allowed()).isFalse();
+				assertThat(free.remaining()).isZero();
+				assertThat(free.limits()).singleElement()
+					.satisfies((limit) -> assertThat(limit.limit().limit()).isEqualTo(2));
+				reports.fetch("premium");
+				reports.fetch("premium");
+				KeyDescriptor premium = endpoint.key("reports", "premium", 5L);
+				assertThat(premium.allowed()).isTrue();
+				assertThat(premium.remaining()).isEqualTo(3);
+				assertThatExceptionOfType(InvalidEndpointRequestException.class)
+					.isThrownBy(() -> endpoint.key("reports", "free", 0L));
+				assertThatExceptionOfType(InvalidEndpointRequestException.class)
+					.isThrownBy(() -> endpoint.key("login", "bob", 3L))
+					.withMessageContaining("same limits for every call");
+			});
+	}
+
+	@Test
+	void aConfiguredLimitReplacesThePerCallLimitInTheEndpoint() {
+		this.exposed.withConfiguration(AutoConfigurations.of(RateLimitAopAutoConfiguration.class))
+			.withBean(Reports.class)
+			.withPropertyValues("ratelimit.buckets.reports.limit=7")
+			.run((context) -> {
+				context.getBean(Reports.class).fetch("free");
+				RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+				assertThat(endpoint.rateLimits().buckets()).filteredOn((b) -> b.name().equals("reports"))
+					.singleElement()
+					.satisfies((bucket) -> {
+						assertThat(bucket.limitPerCall()).isNull();
+						assertThat(bucket.limits().get(0).limit()).isEqualTo(7);
+					});
+				assertThat(endpoint.key("reports", "free", null).remaining()).isEqualTo(6);
+			});
 	}
 
 	@Test
@@ -188,6 +258,18 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 	@Test
 	void withoutAMeterRegistryThereAreNoMetrics() {
 		this.runner.run((context) -> assertThat(context).doesNotHaveBean(RateLimitMetrics.class));
+	}
+
+	static class Reports {
+
+		static final String PLAN = "#apiKey == 'premium' ? 5 : 2";
+
+		@RateLimited(bucket = "reports", key = "#apiKey", limitExpression = PLAN, window = "1m",
+				algorithm = Algorithm.GCRA)
+		public String fetch(String apiKey) {
+			return "report";
+		}
+
 	}
 
 }

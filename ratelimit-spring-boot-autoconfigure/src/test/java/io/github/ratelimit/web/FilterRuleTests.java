@@ -57,7 +57,7 @@ class FilterRuleTests {
 
 	@Test
 	void constantCostBelowOneShouldFailNamingTheProperty() {
-		assertThatIllegalStateException().isThrownBy(
+		assertThatExceptionOfType(InvalidFilterRuleException.class).isThrownBy(
 				() -> FilterRule.builder(NAME, this.bucket).cost("0").build(this.expressions, HttpServletRequest.class))
 			.withMessageContaining("ratelimit.filter.rules[3].cost")
 			.withMessageContaining("at least 1");
@@ -94,6 +94,42 @@ class FilterRuleTests {
 			.cost(" 2 ")
 			.build(this.expressions, HttpServletRequest.class)
 			.cost(request)).isEqualTo(2);
+	}
+
+	@Test
+	void keyReadingAPropertyTheRequestDoesNotHaveShouldFailNamingThePropertyAndSuggestingOne() {
+		assertThatExceptionOfType(InvalidFilterRuleException.class)
+			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket)
+				.key("#request.remoteAdr")
+				.build(this.expressions, HttpServletRequest.class))
+			.withMessage("ratelimit.filter.rules[3].key '#request.remoteAdr': HttpServletRequest has no property "
+					+ "'remoteAdr'; did you mean '#request.remoteAddr'?")
+			.satisfies((ex) -> {
+				assertThat(ex.getProperty()).isEqualTo("ratelimit.filter.rules[3].key");
+				assertThat(ex.getAction()).startsWith(
+						"Change ratelimit.filter.rules[3].key to read what HttpServletRequest offers, e.g. #request.remoteAddr");
+			});
+	}
+
+	@Test
+	void keyOrCostCallingAMethodTheRequestDoesNotHaveShouldFail() {
+		assertThatExceptionOfType(InvalidFilterRuleException.class)
+			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket)
+				.key("'k:' + #request.getHeaders('X-Api-Key')")
+				.cost("#request.getHeder('X-Cost')")
+				.build(this.expressions, HttpServletRequest.class))
+			.withMessageContaining("ratelimit.filter.rules[3].cost")
+			.withMessageContaining("no method 'getHeder'")
+			.withMessageContaining("'#request.getHeader(...)'");
+	}
+
+	@Test
+	void keysReadingWhatTheRequestOffersShouldBuild() {
+		for (String key : List.of("#request.remoteAddr", "#request.getHeader('X-Api-Key') ?: #request.remoteAddr",
+				"#request.userPrincipal?.name", "#request.secure", "#request.requestURI", "@plans.tier(#request)")) {
+			assertThat(FilterRule.builder(NAME, this.bucket).key(key).build(this.expressions, HttpServletRequest.class))
+				.isNotNull();
+		}
 	}
 
 	@Test
@@ -220,8 +256,16 @@ class FilterRuleTests {
 			.key("#request.remoteAddr")
 			.build(this.expressions, HttpServletRequest.class)
 			.key(wrapped)).isEqualTo("10.9.9.9");
+		// Rules are checked against the request type at startup: a property only a
+		// wrapper has is read as a request attribute instead.
+		assertThatExceptionOfType(InvalidFilterRuleException.class)
+			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket)
+				.key("#request.tenant")
+				.build(this.expressions, HttpServletRequest.class))
+			.withMessageContaining("HttpServletRequest has no property 'tenant'");
+		wrapped.setAttribute("tenant", "acme");
 		assertThat(FilterRule.builder(NAME, this.bucket)
-			.key("#request.tenant")
+			.key("#request.getAttribute('tenant')")
 			.build(this.expressions, HttpServletRequest.class)
 			.key(wrapped)).isEqualTo("acme");
 	}

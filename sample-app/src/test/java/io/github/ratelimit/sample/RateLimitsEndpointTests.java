@@ -3,7 +3,9 @@ package io.github.ratelimit.sample;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.hasItems;
+import static org.hamcrest.Matchers.nullValue;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.delete;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
@@ -42,6 +44,28 @@ class RateLimitsEndpointTests extends ManualClockMockMvcTests {
 			.andExpect(jsonPath("$.buckets[?(@.name == 'quotes')].limits[0].limit").value(3))
 			.andExpect(jsonPath("$.buckets[?(@.name == 'quotes')].limits[0].window").value("10s"))
 			.andExpect(jsonPath("$.buckets[?(@.name == 'search')].mode").value("shadow"));
+	}
+
+	@Test
+	void aBucketWithAPerCallLimitIsShownAndReadAsSuch() throws Exception {
+		for (int i = 0; i < 6; i++) {
+			this.mvc.perform(get("/api/reports").header("X-Api-Key", "demo-free"));
+		}
+		this.mvc.perform(get("/actuator/ratelimits"))
+			.andExpect(jsonPath("$.buckets[?(@.name == 'reports')].limitPerCall").value("@plans.limitFor(#apiKey)"))
+			.andExpect(jsonPath("$.buckets[?(@.name == 'reports')].limits[0].limit").value(contains(nullValue())))
+			.andExpect(jsonPath("$.buckets[?(@.name == 'login')].limitPerCall").value(contains(nullValue())));
+		this.mvc.perform(get("/actuator/ratelimits/reports/demo-free"))
+			.andExpect(status().isOk())
+			.andExpect(jsonPath("$.limitPerCall").value("@plans.limitFor(#apiKey)"))
+			.andExpect(jsonPath("$.allowed").value(nullValue()))
+			.andExpect(jsonPath("$.remaining").value(nullValue()));
+		this.mvc.perform(get("/actuator/ratelimits/reports/demo-free").param("limit", "5"))
+			.andExpect(status().isOk())
+			.andExpect(jsonPath("$.allowed").value(false))
+			.andExpect(jsonPath("$.remaining").value(0))
+			.andExpect(jsonPath("$.limits[0].limit.limit").value(5));
+		this.mvc.perform(get("/actuator/ratelimits/login/bob").param("limit", "5")).andExpect(status().isBadRequest());
 	}
 
 	@Test

@@ -37,7 +37,7 @@ public final class FallbackMethod {
 	 * @param name the fallback method name
 	 * @param where the attribute, for messages
 	 * @return the fallback
-	 * @throws IllegalStateException naming the expected signatures when none fits
+	 * @throws InvalidRateLimitedException naming the expected signatures when none fits
 	 */
 	static FallbackMethod resolve(Class<?> targetClass, Method annotated, String name, String where) {
 		Class<?>[] parameters = annotated.getParameterTypes();
@@ -61,15 +61,20 @@ public final class FallbackMethod {
 		Method chosen = (withException != null) ? withException : plain;
 		if (chosen == null) {
 			String list = Arrays.stream(parameters).map(Class::getSimpleName).collect(Collectors.joining(", "));
-			throw new IllegalStateException(where + ": no method '" + name + "' in " + targetClass.getName()
-					+ " with parameters (" + list + ") or (" + list + (list.isEmpty() ? "" : ", ")
-					+ "RateLimitExceededException); declare one, e.g. " + annotated.getReturnType().getSimpleName()
-					+ " " + name + "(" + list + ")");
+			String example = annotated.getReturnType().getSimpleName() + " " + name + "(" + list + ")";
+			throw new InvalidRateLimitedException(where,
+					"no method '" + name + "' in " + targetClass.getName() + " with parameters (" + list + ") or ("
+							+ list + (list.isEmpty() ? "" : ", ") + "RateLimitExceededException); declare one, e.g. "
+							+ example,
+					"Declare " + example + " in " + targetClass.getName() + ", or correct fallbackMethod.");
 		}
 		if (!ClassUtils.isAssignable(annotated.getReturnType(), chosen.getReturnType())) {
-			throw new IllegalStateException(where + ": fallback method " + chosen.getName() + " returns "
-					+ chosen.getReturnType().getName() + ", which " + annotated.getName()
-					+ " cannot return (it returns " + annotated.getReturnType().getName() + ")");
+			throw new InvalidRateLimitedException(where,
+					"fallback method " + chosen.getName() + " returns " + chosen.getReturnType().getName() + ", which "
+							+ annotated.getName() + " cannot return (it returns " + annotated.getReturnType().getName()
+							+ ")",
+					"Make " + chosen.getName() + " return " + annotated.getReturnType().getName()
+							+ " (or a subtype), like " + annotated.getName() + ".");
 		}
 		ReflectionUtils.makeAccessible(chosen);
 		return new FallbackMethod(chosen, withException != null);

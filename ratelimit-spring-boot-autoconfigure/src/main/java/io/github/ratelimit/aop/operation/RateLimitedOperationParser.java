@@ -48,7 +48,7 @@ final class RateLimitedOperationParser {
 	 * @param method the annotated method, on the target class
 	 * @param targetClass the user class of the bean
 	 * @return the operation
-	 * @throws IllegalStateException naming the method, attribute and value at fault
+	 * @throws InvalidRateLimitedException naming the method, attribute and value at fault
 	 */
 	RateLimitedOperation parse(RateLimited annotation, Method method, Class<?> targetClass) {
 		String description = describe(method, targetClass);
@@ -61,16 +61,24 @@ final class RateLimitedOperationParser {
 			.register(bucketName, settings, BucketSource.ANNOTATION, "@RateLimited on " + description);
 		Duration maxWait = maxWait(annotation, description);
 		if (annotation.onLimit() == OnLimit.WAIT && maxWait == null) {
-			throw new IllegalStateException(RateLimitedOperation.where("onLimit", description)
-					+ ": WAIT needs maxWait, the longest a call may wait for a permit (e.g. maxWait = \"2s\")");
+			throw new InvalidRateLimitedException(RateLimitedOperation.where("onLimit", description),
+					"WAIT needs maxWait, the longest a call may wait for a permit (e.g. maxWait = \"2s\")",
+					"Add maxWait (e.g. maxWait = \"2s\") to the @RateLimited on " + description
+							+ ", or use onLimit = REJECT.");
 		}
 		Expression refundWhen = expression(annotation.refundWhen(), "refundWhen", description);
 		if (refundWhen != null
 				&& bucket.limits().stream().anyMatch((spec) -> spec.algorithm() == Algorithm.LEAKY_BUCKET)) {
-			throw new IllegalStateException(RateLimitedOperation.where("refundWhen", description) + ": bucket '"
-					+ bucketName + "' uses LEAKY_BUCKET, whose slots cannot be given back once handed out ("
-					+ bucket.limits() + "); remove refundWhen '" + annotation.refundWhen()
-					+ "' or choose another algorithm");
+			throw new InvalidRateLimitedException(RateLimitedOperation.where("refundWhen", description),
+					"bucket '" + bucketName + "' uses LEAKY_BUCKET, whose slots cannot be given back once handed out ("
+							+ bucket.limits() + "); remove refundWhen '" + annotation.refundWhen()
+							+ "' or choose another algorithm",
+					"Remove refundWhen from the @RateLimited on " + description + ", or choose another algorithm for"
+							+ " bucket '" + bucketName + "' (annotation or ratelimit.buckets." + bucketName
+							+ ".algorithm).");
+		}
+		if (StringUtils.hasText(annotation.limitExpression())) {
+			this.registry.get().limitPerCall(bucketName, annotation.limitExpression());
 		}
 		RateLimitedOperation.Builder builder = new RateLimitedOperation.Builder(bucket, description)
 			.key(expression(annotation.key(), "key", description))
@@ -101,9 +109,11 @@ final class RateLimitedOperationParser {
 	private @Nullable Algorithm algorithm(RateLimited annotation, String description) {
 		Algorithm[] algorithms = annotation.algorithm();
 		if (algorithms.length > 1) {
-			throw new IllegalStateException(
-					RateLimitedOperation.where("algorithm", description) + ": at most one algorithm, but was "
-							+ Arrays.toString(algorithms) + "; repeat @RateLimited for several limits");
+			throw new InvalidRateLimitedException(RateLimitedOperation.where("algorithm", description),
+					"at most one algorithm, but was " + Arrays.toString(algorithms)
+							+ "; repeat @RateLimited for several limits",
+					"Give the @RateLimited on " + description + " one algorithm, and repeat @RateLimited (with"
+							+ " different bucket names) for several limits.");
 		}
 		return (algorithms.length == 1) ? algorithms[0] : null;
 	}
@@ -116,7 +126,9 @@ final class RateLimitedOperationParser {
 			return Durations.parse(annotation.window());
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException(RateLimitedOperation.where("window", description) + ": " + ex.getMessage(),
+			throw new InvalidRateLimitedException(RateLimitedOperation.where("window", description),
+					String.valueOf(ex.getMessage()), "Set window on the @RateLimited on " + description
+							+ " to a number with a unit (500ms, 10s, 1m, 1h, 1d) or ISO-8601 (PT1M).",
 					ex);
 		}
 	}
@@ -130,12 +142,15 @@ final class RateLimitedOperationParser {
 			maxWait = Durations.parse(annotation.maxWait());
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException(RateLimitedOperation.where("maxWait", description) + ": " + ex.getMessage(),
+			throw new InvalidRateLimitedException(RateLimitedOperation.where("maxWait", description),
+					String.valueOf(ex.getMessage()), "Set maxWait on the @RateLimited on " + description
+							+ " to a number with a unit (500ms, 10s, 1m) or ISO-8601 (PT2S).",
 					ex);
 		}
 		if (maxWait.isNegative()) {
-			throw new IllegalStateException(RateLimitedOperation.where("maxWait", description)
-					+ ": must not be negative but was '" + annotation.maxWait() + "'");
+			throw new InvalidRateLimitedException(RateLimitedOperation.where("maxWait", description),
+					"must not be negative but was '" + annotation.maxWait() + "'",
+					"Set maxWait on the @RateLimited on " + description + " to zero or more, e.g. \"2s\".");
 		}
 		return maxWait;
 	}
@@ -153,15 +168,18 @@ final class RateLimitedOperationParser {
 				value = 0;
 			}
 			if (value < 1) {
-				throw new IllegalStateException(RateLimitedOperation.where("cost", description)
-						+ ": must be a whole number >= 1 but was '" + cost + "'");
+				throw new InvalidRateLimitedException(RateLimitedOperation.where("cost", description),
+						"must be a whole number >= 1 but was '" + cost + "'", "Set cost on the @RateLimited on "
+								+ description + " to a whole number of at least 1, or leave it out for 1.");
 			}
 			builder.fixedCost(value);
 			return;
 		}
 		if (text.isEmpty()) {
-			throw new IllegalStateException(RateLimitedOperation.where("cost", description)
-					+ ": must not be empty; leave it out for a cost of 1");
+			throw new InvalidRateLimitedException(RateLimitedOperation.where("cost", description),
+					"must not be empty; leave it out for a cost of 1",
+					"Remove cost from the @RateLimited on " + description + " for a cost of 1, or set SpEL that"
+							+ " gives a whole number of at least 1.");
 		}
 		builder.cost(expression(text, "cost", description));
 	}
