@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -92,12 +93,13 @@ final class RedisClientPaths {
 		List<String> names = new ArrayList<>(stores.keySet());
 		for (String name : names) {
 			samples.put(name, new double[trials]);
-			measure(stores.get(name), async, concurrency, trial);
+			measure(Objects.requireNonNull(stores.get(name)), async, concurrency, trial);
 		}
 		for (int i = 0; i < trials; i++) {
 			for (int j = 0; j < names.size(); j++) {
 				String name = names.get((i + j) % names.size());
-				samples.get(name)[i] = measure(stores.get(name), async, concurrency, trial);
+				Objects.requireNonNull(samples.get(name))[i] = measure(Objects.requireNonNull(stores.get(name)), async,
+						concurrency, trial);
 			}
 		}
 		List<Measurement> measurements = new ArrayList<>();

@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import java.time.Duration;
+import java.util.Objects;
 
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 
@@ -49,13 +50,16 @@ final class JedisConnectionFactories {
 			.build();
 		JedisConnectionFactory copy;
 		if (application.isRedisClusterAware()) {
-			copy = new JedisConnectionFactory(application.getClusterConfiguration(), configuration);
+			copy = new JedisConnectionFactory(Objects.requireNonNull(application.getClusterConfiguration()),
+					configuration);
 		}
 		else if (application.isRedisSentinelAware()) {
-			copy = new JedisConnectionFactory(application.getSentinelConfiguration(), configuration);
+			copy = new JedisConnectionFactory(Objects.requireNonNull(application.getSentinelConfiguration()),
+					configuration);
 		}
 		else {
-			copy = new JedisConnectionFactory(application.getStandaloneConfiguration(), configuration);
+			copy = new JedisConnectionFactory(Objects.requireNonNull(application.getStandaloneConfiguration()),
+					configuration);
 		}
 		copy.setUseUnifiedJedis(application.isUseUnifiedJedis());
 		return copy;
