@@ -9,7 +9,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -25,8 +29,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Two gateways (two application contexts on their own ports) on one real Redis admit
- * exactly the limit between them, each answering the rest with 429 and our headers.
+ * exactly the limit between them, each answering the rest with 429 and our headers; with
+ * Redis down and {@code ratelimit.failure-mode=closed} they answer 503.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TwoGatewaysOneRedisTests {
 
 	private static final int LIMIT = 20;
@@ -38,6 +44,10 @@ class TwoGatewaysOneRedisTests {
 
 	private static final Backend backend = Backend.start();
 
+	private static ConfigurableApplicationContext first;
+
+	private static ConfigurableApplicationContext second;
+
 	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
 	@AfterAll
@@ -45,32 +55,59 @@ class TwoGatewaysOneRedisTests {
 		backend.close();
 	}
 
-	@Test
-	void twoGatewaysOnOneRedisAdmitExactlyTheLimitBetweenThem() throws Exception {
-		try (ConfigurableApplicationContext first = gateway(); ConfigurableApplicationContext second = gateway()) {
-			for (ConfigurableApplicationContext gateway : List.of(first, second)) {
-				assertThat(gateway.getBean(RateLimitStore.class).name()).contains("redis");
-				// Redis is here, so the gateway has its own limiter too; the filter uses
-				// ours.
-				assertThat(gateway.getBeansOfType(RedisRateLimiter.class)).hasSize(1);
-				assertThat(gateway.getBean(RequestRateLimiterGatewayFilterFactory.class).getDefaultRateLimiter())
-					.isSameAs(gateway.getBean(BucketRateLimiter.class));
+	@BeforeAll
+	static void startGateways() {
+		first = gateway();
+		second = gateway();
+	}
+
+	@AfterAll
+	static void stopGateways() {
+		for (ConfigurableApplicationContext gateway : new ConfigurableApplicationContext[] { first, second }) {
+			if (gateway != null) {
+				gateway.close();
 			}
-			int[] ports = { port(first), port(second) };
-			List<HttpResponse<String>> responses = sendConcurrently(ports);
-			List<HttpResponse<String>> admitted = responses.stream().filter((r) -> r.statusCode() == 200).toList();
-			List<HttpResponse<String>> rejected = responses.stream().filter((r) -> r.statusCode() == 429).toList();
-			assertThat(admitted.size() + rejected.size()).as("only 200 and 429").isEqualTo(REQUESTS);
-			assertThat(admitted).as("admitted by two gateways sharing one Redis").hasSize(LIMIT);
-			assertThat(backend.requests()).isEqualTo(LIMIT);
-			assertThat(rejected).allSatisfy((response) -> {
-				assertThat(response.headers().firstValue("RateLimit-Policy"))
-					.hasValue("\"api\";q=" + LIMIT + ";w=3600");
-				assertThat(response.headers().firstValue("RateLimit")).get().asString().startsWith("\"api\";r=0;t=");
-				assertThat(response.headers().firstValue("Retry-After")).isPresent();
-			});
-			assertThat(redis.server().command("KEYS", "rl:{api:}*").split("\n")).as("one shared key in Redis")
-				.hasSize(1);
+		}
+	}
+
+	@Test
+	@Order(1)
+	void twoGatewaysOnOneRedisAdmitExactlyTheLimitBetweenThem() throws Exception {
+		for (ConfigurableApplicationContext gateway : List.of(first, second)) {
+			assertThat(gateway.getBean(RateLimitStore.class).name()).contains("redis");
+			// Redis is here, so the gateway has its own limiter too; the filter uses
+			// ours.
+			assertThat(gateway.getBeansOfType(RedisRateLimiter.class)).hasSize(1);
+			assertThat(gateway.getBean(RequestRateLimiterGatewayFilterFactory.class).getDefaultRateLimiter())
+				.isSameAs(gateway.getBean(BucketRateLimiter.class));
+		}
+		List<HttpResponse<String>> responses = sendConcurrently(new int[] { port(first), port(second) });
+		List<HttpResponse<String>> admitted = responses.stream().filter((r) -> r.statusCode() == 200).toList();
+		List<HttpResponse<String>> rejected = responses.stream().filter((r) -> r.statusCode() == 429).toList();
+		assertThat(admitted.size() + rejected.size()).as("only 200 and 429").isEqualTo(REQUESTS);
+		assertThat(admitted).as("admitted by two gateways sharing one Redis").hasSize(LIMIT);
+		assertThat(backend.requests()).isEqualTo(LIMIT);
+		assertThat(rejected).allSatisfy((response) -> {
+			assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=" + LIMIT + ";w=3600");
+			assertThat(response.headers().firstValue("RateLimit")).get().asString().startsWith("\"api\";r=0;t=");
+			assertThat(response.headers().firstValue("Retry-After")).isPresent();
+		});
+		assertThat(redis.server().command("KEYS", "rl:{api:}*").split("\n")).as("one shared key in Redis").hasSize(1);
+	}
+
+	@Test
+	@Order(2)
+	void withRedisDownAndFailureModeClosedRequestsAreServiceUnavailable() throws Exception {
+		int before = backend.requests();
+		redis.server().stop();
+		try {
+			HttpResponse<String> response = Backend.get(this.client, port(first), "/api/items", "carol");
+			assertThat(response.statusCode()).isEqualTo(503);
+			assertThat(response.headers().firstValue("RateLimit")).isEmpty();
+			assertThat(backend.requests()).isEqualTo(before);
+		}
+		finally {
+			redis.server().start();
 		}
 	}
 

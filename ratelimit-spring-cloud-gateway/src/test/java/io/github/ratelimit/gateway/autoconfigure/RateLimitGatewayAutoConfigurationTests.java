@@ -1,8 +1,10 @@
 package io.github.ratelimit.gateway.autoconfigure;
 
 import java.time.Duration;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -21,6 +23,7 @@ import org.springframework.cloud.gateway.filter.ratelimit.RateLimiter.Response;
 import org.springframework.cloud.gateway.filter.ratelimit.RedisRateLimiter;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
@@ -104,6 +107,14 @@ class RateLimitGatewayAutoConfigurationTests {
 	}
 
 	@Test
+	void aPrimaryLimiterOfTheApplicationConflictsWithOursAsTheReadmeSays() {
+		this.runner.withUserConfiguration(PrimaryLimiterConfiguration.class)
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("more than one 'primary' bean"));
+	}
+
+	@Test
 	void backsOffWhenRateLimitingIsDisabled() {
 		this.runner.withPropertyValues("ratelimit.enabled=false").run((context) -> {
 			assertThat(context).hasNotFailed()
@@ -150,6 +161,39 @@ class RateLimitGatewayAutoConfigurationTests {
 		@Bean
 		RateLimitHeaders rateLimitHeaders() {
 			return new RateLimitHeaders(HeadersMode.NONE);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PrimaryLimiterConfiguration {
+
+		@Bean
+		@Primary
+		RateLimiter<Object> ownLimiter() {
+			return new RateLimiter<>() {
+
+				@Override
+				public Mono<Response> isAllowed(String routeId, String id) {
+					return Mono.just(new Response(true, Map.of()));
+				}
+
+				@Override
+				public Map<String, Object> getConfig() {
+					return Map.of();
+				}
+
+				@Override
+				public Class<Object> getConfigClass() {
+					return Object.class;
+				}
+
+				@Override
+				public Object newConfig() {
+					return new Object();
+				}
+
+			};
 		}
 
 	}
