@@ -145,7 +145,7 @@ public final class BucketRegistry {
 		}
 		BucketSettings config = this.configured.getOrDefault(name, BucketSettings.NONE);
 		int entries = override.settings().limits().size();
-		if (entries == 0 && !config.limits().isEmpty() && override.settings().limit().isSet()) {
+		if (!config.limits().isEmpty() && override.settings().limit().isSet()) {
 			throw new InvalidBucketException(name,
 					"ratelimit.buckets." + name + ".limits: the bucket has " + config.limits().size()
 							+ " limits (ratelimit.buckets." + name + ".limits); say which one to change with 'index'");
