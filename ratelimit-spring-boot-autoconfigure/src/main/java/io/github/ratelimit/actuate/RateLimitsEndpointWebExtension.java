@@ -18,7 +18,8 @@ import io.github.ratelimit.bucket.LiveLimits.ChangeRejectedException;
  * The HTTP side of {@link RateLimitsEndpoint}'s reset: 204 when the key was reset, 404
  * when the bucket is unknown (a typo must not look like success); and of its live limit
  * changes: 200 with the bucket as it is now, 400 with the property at fault, 403 while
- * live changes are off, 404 for an unknown bucket, each with a {@code message}.
+ * live changes are off, 404 for an unknown bucket, 503 when the store cannot save the
+ * change, each with a {@code message}.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -61,7 +62,7 @@ public class RateLimitsEndpointWebExtension {
 	 * @param algorithm the algorithm
 	 * @param index which limit to change, for a bucket with several
 	 * @param securityContext who asks
-	 * @return 200 with the bucket, or 400, 403 or 404 with a message
+	 * @return 200 with the bucket, or 400, 403, 404 or 503 with a message
 	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> setLimits(@Selector String bucket, @Nullable String limit,
@@ -80,7 +81,7 @@ public class RateLimitsEndpointWebExtension {
 	 * Clears a bucket's live change.
 	 * @param bucket the bucket name
 	 * @param securityContext who asks
-	 * @return 200 with the bucket, or 403 or 404 with a message
+	 * @return 200 with the bucket, or 403, 404 or 503 with a message
 	 */
 	@DeleteOperation
 	public WebEndpointResponse<Object> clearLimits(@Selector String bucket, SecurityContext securityContext) {
@@ -97,6 +98,7 @@ public class RateLimitsEndpointWebExtension {
 			case DISABLED -> STATUS_FORBIDDEN;
 			case UNKNOWN_BUCKET -> WebEndpointResponse.STATUS_NOT_FOUND;
 			case INVALID -> WebEndpointResponse.STATUS_BAD_REQUEST;
+			case UNAVAILABLE -> WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE;
 		};
 		Map<String, Object> body = new LinkedHashMap<>();
 		body.put("status", status);

@@ -97,8 +97,8 @@ public final class LiveLimits {
 	 * limits of a bucket that has several)
 	 * @param changedBy who asks for the change
 	 * @return the bucket as it is now
-	 * @throws ChangeRejectedException when writes are off, the bucket is unknown, or a
-	 * setting is invalid
+	 * @throws ChangeRejectedException when writes are off, the bucket is unknown, a
+	 * setting is invalid, or the store cannot save the change
 	 */
 	public BucketDefinition set(String bucket, Map<String, String> fields, String changedBy) {
 		checkWritable();
@@ -127,7 +127,12 @@ public final class LiveLimits {
 		catch (IllegalArgumentException | InvalidBucketException ex) {
 			throw new ChangeRejectedException(ChangeRejectedException.Reason.INVALID, String.valueOf(ex.getMessage()));
 		}
-		this.store.save(bucket, encode(override));
+		try {
+			this.store.save(bucket, encode(override));
+		}
+		catch (RuntimeException ex) {
+			throw unavailable(ex);
+		}
 		refresh();
 		return Objects.requireNonNull(this.registry.find(bucket));
 	}
@@ -148,7 +153,12 @@ public final class LiveLimits {
 		if (current.override() == null) {
 			return current;
 		}
-		this.store.remove(bucket);
+		try {
+			this.store.remove(bucket);
+		}
+		catch (RuntimeException ex) {
+			throw unavailable(ex);
+		}
 		refresh(bucket, changedBy);
 		return Objects.requireNonNull(this.registry.find(bucket));
 	}
@@ -223,6 +233,11 @@ public final class LiveLimits {
 	private static ChangeRejectedException unknown(String bucket) {
 		return new ChangeRejectedException(ChangeRejectedException.Reason.UNKNOWN_BUCKET,
 				"No bucket '" + bucket + "': neither code nor ratelimit.buckets defines it");
+	}
+
+	private static ChangeRejectedException unavailable(RuntimeException ex) {
+		return new ChangeRejectedException(ChangeRejectedException.Reason.UNAVAILABLE,
+				"The change could not be saved (" + ex + "); nothing changed. Try again once the store answers");
 	}
 
 	private static String encode(LimitOverride override) {
@@ -314,7 +329,10 @@ public final class LiveLimits {
 			UNKNOWN_BUCKET,
 
 			/** A setting is invalid; the message names its property. */
-			INVALID
+			INVALID,
+
+			/** The store could not save the change. */
+			UNAVAILABLE
 
 		}
 

@@ -208,6 +208,23 @@ class LiveLimitsTests {
 	}
 
 	@Test
+	void aChangeTheStoreCannotSaveIsRejectedAndChangesNothing() {
+		LiveLimitsStore down = new ForwardingStore(this.store) {
+
+			@Override
+			public void save(String bucket, String override) {
+				throw new IllegalStateException("Redis is down");
+			}
+
+		};
+		assertThatExceptionOfType(ChangeRejectedException.class)
+			.isThrownBy(() -> liveLimits(down, true).set("api", Map.of("limit", "3"), "alice"))
+			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(ChangeRejectedException.Reason.UNAVAILABLE))
+			.withMessageContaining("Redis is down");
+		assertThat(this.registry.find("api").limits().get(0).limit()).isEqualTo(10);
+	}
+
+	@Test
 	void theRedisStoreIsSharedNamespacedByTheKeyPrefixAndPolled() {
 		ApplicationContextRunner runner = new ApplicationContextRunner()
 			.withConfiguration(
