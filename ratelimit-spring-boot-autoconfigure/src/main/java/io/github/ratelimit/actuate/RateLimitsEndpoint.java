@@ -1,5 +1,6 @@
 package io.github.ratelimit.actuate;
 
+import java.security.Principal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -208,7 +209,7 @@ public class RateLimitsEndpoint {
 	}
 
 	private static String changedBy(SecurityContext securityContext) {
-		java.security.Principal principal = securityContext.getPrincipal();
+		Principal principal = securityContext.getPrincipal();
 		return (principal != null) ? principal.getName() : "anonymous";
 	}
 

@@ -51,7 +51,7 @@ public final class BucketRegistry {
 	 */
 	public void validateConfiguration() {
 		for (String name : this.configured.keySet()) {
-			resolve(name, LimitSettings.NONE, BucketSource.CONFIGURATION, "ratelimit.buckets." + name, null);
+			resolveConfigured(name, null);
 		}
 	}
 
@@ -157,7 +157,7 @@ public final class BucketRegistry {
 		}
 		return (registration != null)
 				? resolve(name, registration.code, registration.source, registration.origin, override)
-				: resolve(name, LimitSettings.NONE, BucketSource.CONFIGURATION, "ratelimit.buckets." + name, override);
+				: resolveConfigured(name, override);
 	}
 
 	/**
@@ -193,6 +193,22 @@ public final class BucketRegistry {
 				changes.add(new LimitChange(name, old, old, before, after, ex.getMessage()));
 			}
 		}
+		for (String name : this.configured.keySet()) {
+			LimitOverride before = previous.get(name);
+			LimitOverride after = overrides.get(name);
+			if (!this.buckets.containsKey(name) && !Objects.equals(before, after)) {
+				// Nothing holds the bucket yet: only say what it is now.
+				List<LimitSpec> old = resolveConfigured(name, before).limits();
+				try {
+					changes
+						.add(new LimitChange(name, old, resolveConfigured(name, after).limits(), before, after, null));
+				}
+				catch (InvalidBucketException ex) {
+					restore(name, before);
+					changes.add(new LimitChange(name, old, old, before, after, ex.getMessage()));
+				}
+			}
+		}
 		return changes;
 	}
 
@@ -206,8 +222,11 @@ public final class BucketRegistry {
 	}
 
 	private BucketDefinition resolveConfigured(String name) {
-		return resolve(name, LimitSettings.NONE, BucketSource.CONFIGURATION, "ratelimit.buckets." + name,
-				this.overrides.get(name));
+		return resolveConfigured(name, this.overrides.get(name));
+	}
+
+	private BucketDefinition resolveConfigured(String name, @Nullable LimitOverride override) {
+		return resolve(name, LimitSettings.NONE, BucketSource.CONFIGURATION, "ratelimit.buckets." + name, override);
 	}
 
 	private BucketDefinition resolve(String name, LimitSettings code, BucketSource source, String origin,

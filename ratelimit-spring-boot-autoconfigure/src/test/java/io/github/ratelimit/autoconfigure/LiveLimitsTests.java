@@ -10,11 +10,14 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
@@ -44,6 +47,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * checked, how changes from other instances are applied, and which store the
  * auto-configuration picks.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class LiveLimitsTests {
 
 	@RegisterExtension
@@ -84,6 +88,17 @@ class LiveLimitsTests {
 		BucketDefinition api = this.registry.find("api");
 		assertThat(api.limits()).containsExactly(spec(3, "1h", Algorithm.SLIDING_LOG));
 		assertThat(api.override().fields()).containsOnlyKeys("limit", "window", "algorithm");
+	}
+
+	@Test
+	void everyAppliedChangeIsLoggedWithWhoWhatAndTheLimitsBeforeAndAfter(CapturedOutput output) {
+		// Nothing holds 'later' yet: the change is logged all the same.
+		this.liveLimits.set("later", Map.of("limit", "2"), "alice");
+		assertThat(output).contains("Live override of bucket 'later' by alice at 2026-11-23T12:00:00Z {limit=2}:"
+				+ " limits [7/1m token-bucket] -> [2/1m token-bucket]");
+		this.liveLimits.clear("later", "bob");
+		assertThat(output).contains(
+				"Live override of bucket 'later' cleared by bob: limits [2/1m token-bucket] -> [7/1m token-bucket]");
 	}
 
 	@Test
