@@ -129,6 +129,9 @@ public final class Decision {
 				binding = decision;
 			}
 		}
+		// Never null: an allowed combination has limits, a rejected one a rejecting
+		// limit.
+		Objects.requireNonNull(binding);
 		return new Decision(allowed, binding.limit, binding.remaining, resetAfter, binding.retryAfterMicros, delay,
 				binding.spec, List.copyOf(decisions));
 	}
@@ -268,12 +271,41 @@ public final class Decision {
 				this.delayMicros, this.spec, marked, origin);
 	}
 
+	/**
+	 * Returns this decision as it stands {@code micros} later with nothing else
+	 * happening: its retry-after and reset-after shortened by that time (never below
+	 * zero; {@link #NEVER} stays {@code NEVER}), for every limit of a combined decision
+	 * too.
+	 * @param micros the time passed, at least 0
+	 * @return this decision when no time passed, else a copy
+	 */
+	public Decision elapsed(long micros) {
+		if (micros < 0) {
+			throw new IllegalArgumentException("micros must not be negative but was " + micros);
+		}
+		if (micros == 0) {
+			return this;
+		}
+		List<Decision> aged = null;
+		if (this.limits != null) {
+			aged = new ArrayList<>(this.limits.size());
+			for (Decision decision : this.limits) {
+				aged.add(decision.elapsed(micros));
+			}
+			aged = List.copyOf(aged);
+		}
+		long retryAfter = (this.retryAfterMicros == NEVER) ? NEVER : this.retryAfterMicros - micros;
+		return new Decision(this.allowed, this.limit, this.remaining, this.resetAfterMicros - micros, retryAfter,
+				this.delayMicros, this.spec, aged, this.origin);
+	}
+
 	@Override
 	public String toString() {
 		return "Decision{allowed=" + this.allowed + ", limit=" + this.limit + ", remaining=" + this.remaining
-				+ ", resetAfter=" + this.resetAfterMicros + "us, retryAfter="
-				+ ((this.retryAfterMicros == NEVER) ? "never" : this.retryAfterMicros + "us") + ", delay="
-				+ this.delayMicros + "us" + ((this.origin != Origin.STORE) ? ", origin=" + this.origin : "")
+				+ ", resetAfter=" + Durations.readableMicros(this.resetAfterMicros) + ", retryAfter="
+				+ ((this.retryAfterMicros == NEVER) ? "never" : Durations.readableMicros(this.retryAfterMicros))
+				+ ", delay=" + Durations.readableMicros(this.delayMicros)
+				+ ((this.origin != Origin.STORE) ? ", origin=" + this.origin : "")
 				+ ((this.limits != null) ? ", limits=" + this.limits : "") + "}";
 	}
 

@@ -121,6 +121,51 @@ public final class Durations {
 		return millis + "ms";
 	}
 
+	/**
+	 * Formats a duration for people to read in messages and logs, rounded up so that a
+	 * "retry after" is never too early: below a second in whole milliseconds
+	 * ({@code 499ms}), below a minute in seconds with at most one decimal ({@code 1.5s}),
+	 * longer ones in whole units down to the second ({@code 2m5s}, {@code 1h30m},
+	 * {@code 2d}). Not meant to be parsed back: use {@link #format(Duration)} for that.
+	 * @param duration the duration
+	 * @return the text, e.g. {@code "499ms"}
+	 */
+	public static String readable(Duration duration) {
+		if (duration.isNegative()) {
+			return "-" + readable(duration.negated());
+		}
+		long seconds = duration.getSeconds();
+		int nanos = duration.getNano();
+		if (seconds == 0) {
+			return ((nanos + 999_999) / 1_000_000) + "ms";
+		}
+		if (seconds < 60) {
+			long tenths = seconds * 10 + (nanos + 99_999_999) / 100_000_000;
+			return (tenths % 10 == 0) ? (tenths / 10) + "s" : (tenths / 10) + "." + (tenths % 10) + "s";
+		}
+		long total = (nanos > 0) ? seconds + 1 : seconds;
+		StringBuilder text = new StringBuilder();
+		long[] sizes = { 86_400, 3_600, 60, 1 };
+		String[] units = { "d", "h", "m", "s" };
+		for (int i = 0; i < sizes.length; i++) {
+			long amount = total / sizes[i];
+			total %= sizes[i];
+			if (amount > 0) {
+				text.append(amount).append(units[i]);
+			}
+		}
+		return text.toString();
+	}
+
+	/**
+	 * Formats microseconds as {@link #readable(Duration)} does.
+	 * @param micros the duration in microseconds
+	 * @return the text, e.g. {@code "499ms"} for {@code 499016}
+	 */
+	public static String readableMicros(long micros) {
+		return readable(Duration.of(micros, java.time.temporal.ChronoUnit.MICROS));
+	}
+
 	private static IllegalArgumentException invalid(String value) {
 		return new IllegalArgumentException("Cannot parse duration '" + value
 				+ "': use a number with a unit (500ms, 10s, 1m, 1h, 1d) or ISO-8601 (PT1M)");

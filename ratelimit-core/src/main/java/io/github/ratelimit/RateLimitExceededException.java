@@ -47,7 +47,7 @@ public class RateLimitExceededException extends RuntimeException {
 		if (!decision.retryable()) {
 			return base + ": the request costs more than the limit allows, waiting will not help";
 		}
-		return base + ": retry after " + Durations.format(decision.retryAfter());
+		return base + ": retry after " + Durations.readable(decision.retryAfter());
 	}
 
 }

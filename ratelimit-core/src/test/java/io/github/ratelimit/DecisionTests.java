@@ -158,9 +158,9 @@ class DecisionTests {
 
 	@Test
 	void toStringShowsTheValuesAndTheLimitsOfACombination() {
-		Decision decision = Decision.rejected(this.perSecond, 3, 2_000, 1_500);
+		Decision decision = Decision.rejected(this.perSecond, 3, 2_000_000, 1_500_000);
 		assertThat(decision.toString())
-			.contains("allowed=false", "limit=10", "remaining=3", "resetAfter=2000us", "retryAfter=1500us", "delay=0us")
+			.contains("allowed=false", "limit=10", "remaining=3", "resetAfter=2s", "retryAfter=1.5s", "delay=0ms")
 			.doesNotContain("limits=");
 		Decision combined = Decision.combine(List.of(decision, Decision.allowed(this.perMinute, 50, 0, 0)));
 		assertThat(combined.toString()).contains("limits=[");
@@ -189,6 +189,22 @@ class DecisionTests {
 			.allSatisfy((limit) -> assertThat(limit.origin()).isEqualTo(Decision.Origin.FALLBACK));
 		assertThat(combined.limits())
 			.allSatisfy((limit) -> assertThat(limit.origin()).isEqualTo(Decision.Origin.STORE));
+	}
+
+	@Test
+	void elapsedShortensTheWaitsButNeverPastZeroOrNever() {
+		LimitSpec spec = LimitSpec.of(5, Duration.ofSeconds(10), Algorithm.SLIDING_LOG);
+		Decision rejected = Decision.rejected(spec, 0, 3_000, 2_000).withOrigin(Decision.Origin.FALLBACK);
+		Decision later = rejected.elapsed(2_500);
+		assertThat(later.allowed()).isFalse();
+		assertThat(later.resetAfterMicros()).isEqualTo(500);
+		assertThat(later.retryAfterMicros()).isZero();
+		assertThat(later.origin()).isEqualTo(Decision.Origin.FALLBACK);
+		assertThat(later.remaining()).isZero();
+		assertThat(rejected.elapsed(0)).isSameAs(rejected);
+		assertThat(Decision.rejected(spec, 0, 3_000, Decision.NEVER).elapsed(1_000).retryAfterMicros())
+			.isEqualTo(Decision.NEVER);
+		assertThatIllegalArgumentException().isThrownBy(() -> rejected.elapsed(-1));
 	}
 
 }

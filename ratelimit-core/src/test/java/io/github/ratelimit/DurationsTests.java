@@ -111,4 +111,48 @@ class DurationsTests {
 		assertThat(Durations.parse(text).toMillis()).isEqualTo(millis);
 	}
 
+	@ParameterizedTest
+	@MethodSource("readableDurations")
+	void readableRoundsUpToAUnitPeopleRead(Duration duration, String expected) {
+		assertThat(Durations.readable(duration)).isEqualTo(expected);
+	}
+
+	static Stream<Arguments> readableDurations() {
+		return Stream.of(Arguments.of(Duration.ZERO, "0ms"), Arguments.of(Duration.ofNanos(1), "1ms"),
+				Arguments.of(Duration.ofNanos(499_016_000), "500ms"), Arguments.of(Duration.ofMillis(499), "499ms"),
+				Arguments.of(Duration.ofMillis(1000), "1s"), Arguments.of(Duration.ofMillis(1500), "1.5s"),
+				Arguments.of(Duration.ofMillis(1401), "1.5s"), Arguments.of(Duration.ofMillis(59_950), "60s"),
+				Arguments.of(Duration.ofSeconds(60), "1m"), Arguments.of(Duration.ofMillis(125_001), "2m6s"),
+				Arguments.of(Duration.ofMinutes(90), "1h30m"), Arguments.of(Duration.ofDays(2), "2d"),
+				Arguments.of(Duration.ofMillis(-1500), "-1.5s"));
+	}
+
+	@Property
+	void readableIsRoundedUpByLessThanItsSmallestUnit(
+			@ForAll @LongRange(min = 0, max = 10_000_000_000_000L) long micros) {
+		Duration duration = Duration.ofNanos(micros * 1000);
+		String text = Durations.readable(duration);
+		Duration shown;
+		Duration unit;
+		if (text.endsWith("ms")) {
+			shown = Duration.ofMillis(Long.parseLong(text.substring(0, text.length() - 2)));
+			unit = Duration.ofMillis(1);
+		}
+		else if (text.matches("\\d+(\\.\\d)?s")) {
+			shown = Duration.ofMillis(Math.round(Double.parseDouble(text.substring(0, text.length() - 1)) * 1000));
+			unit = Duration.ofMillis(100);
+		}
+		else {
+			assertThat(text).matches("(\\d+d)?(\\d+h)?(\\d+m)?(\\d+s)?");
+			shown = Duration.ZERO;
+			java.util.regex.Matcher parts = java.util.regex.Pattern.compile("\\d+[dhms]").matcher(text);
+			while (parts.find()) {
+				shown = shown.plus(Durations.parse(parts.group()));
+			}
+			unit = Duration.ofSeconds(1);
+		}
+		assertThat(shown).isGreaterThanOrEqualTo(duration);
+		assertThat(shown.minus(duration)).isLessThan(unit);
+	}
+
 }

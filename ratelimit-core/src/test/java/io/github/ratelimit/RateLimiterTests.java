@@ -342,7 +342,7 @@ class RateLimiterTests {
 		RateLimitExceededException ex = new RateLimitExceededException("api", rejected);
 		assertThat(ex).hasMessageContaining("'api'")
 			.hasMessageContaining("2 per 3s")
-			.hasMessageContaining("retry after 1500ms");
+			.hasMessageContaining("retry after 1.5s");
 		assertThat(ex.getDecision()).isSameAs(rejected);
 	}
 

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * {@code http-overhead-memory} and {@code http-overhead-redis}: the sample app's limited
@@ -60,10 +61,12 @@ final class HttpComparison {
 			for (int i = 0; i < trials; i++) {
 				for (int j = 0; j < names.size(); j++) {
 					String name = names.get((i + j) % names.size());
-					HttpLoad.Result result = check(name, HttpLoad.run(apps.get(name), c, trial));
-					samples.get(name)[0][i] = result.requestsPerSecond();
-					samples.get(name)[1][i] = result.percentileMillis(50);
-					samples.get(name)[2][i] = result.percentileMillis(99);
+					HttpLoad.Result result = check(name,
+							HttpLoad.run(Objects.requireNonNull(apps.get(name)), c, trial));
+					double[][] appSamples = Objects.requireNonNull(samples.get(name));
+					appSamples[0][i] = result.requestsPerSecond();
+					appSamples[1][i] = result.percentileMillis(50);
+					appSamples[2][i] = result.percentileMillis(99);
 				}
 			}
 			String variant = "c" + c;
@@ -73,7 +76,7 @@ final class HttpComparison {
 				}
 				String comparison = "http-overhead-" + name;
 				for (String impl : new String[] { "ours", "unlimited" }) {
-					double[][] s = samples.get(impl.equals("ours") ? name : "unlimited");
+					double[][] s = Objects.requireNonNull(samples.get(impl.equals("ours") ? name : "unlimited"));
 					measurements.add(Measurement.of(comparison, variant, impl, "throughput", "requests/s", s[0]));
 					measurements.add(Measurement.of(comparison, variant, impl, "p50", "ms", s[1]));
 					measurements.add(Measurement.of(comparison, variant, impl, "p99", "ms", s[2]));

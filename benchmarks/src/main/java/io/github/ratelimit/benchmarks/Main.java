@@ -7,6 +7,7 @@ import java.util.Arrays;
  * memory         JMH: in-memory store vs Bucket4j local and Resilience4j (1 and 2 threads)
  * redis          Redis store vs plain Lettuce EVALSHA and Bucket4j Lettuce  --redis-port=N
  * redis-memory   Redis bytes per key per algorithm at 100,000 keys          --redis-port=N
+ * redis-clients  Redis store on Lettuce vs on Jedis, one hot key            --redis-port=N
  * http           sample app limited vs unlimited                            --limited=URL --unlimited=URL ...
  * report         results/latest.csv to results/latest.md, RATIO lines and docs/throughput.svg
  * pictures       docs/algorithms.svg from the core algorithms
@@ -27,7 +28,7 @@ public final class Main {
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0) {
 			throw new IllegalArgumentException(
-					"Usage: Main memory|redis|redis-memory|http|report|pictures [--name=value ...]; args were "
+					"Usage: Main memory|redis|redis-memory|redis-clients|http|report|pictures [--name=value ...]; args were "
 							+ Arrays.toString(args));
 		}
 		Options options = new Options(args, 1);
@@ -41,6 +42,9 @@ public final class Main {
 			case "redis-memory":
 				RedisMemoryPerKey.main(options);
 				break;
+			case "redis-clients":
+				RedisClientPaths.main(options);
+				break;
 			case "http":
 				HttpComparison.main(options);
 				break;
@@ -51,8 +55,8 @@ public final class Main {
 				AlgorithmPictures.main(options);
 				break;
 			default:
-				throw new IllegalArgumentException(
-						"Unknown command '" + args[0] + "': memory, redis, redis-memory, http, report or pictures");
+				throw new IllegalArgumentException("Unknown command '" + args[0]
+						+ "': memory, redis, redis-memory, redis-clients, http, report or pictures");
 		}
 		System.exit(0);
 	}

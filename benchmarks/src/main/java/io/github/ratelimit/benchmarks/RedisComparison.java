@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -32,7 +33,10 @@ import io.lettuce.core.event.command.CommandStartedEvent;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.redis.RedisRateLimitStore;
+import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.RejectionCache;
+import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 /**
  * Redis side by side, same Redis, same client library, same concurrency, alternating
@@ -45,6 +49,9 @@ import io.github.ratelimit.store.RateLimitStore;
  * <li>{@code redis-vs-bucket4j-lettuce-hot} and {@code -100k}: ours against Bucket4j's
  * Lettuce compare-and-swap proxy manager, at 16 and 64 in flight, on one key and on
  * 100,000 keys.</li>
+ * <li>{@code redis-flood-local-rejections}: one key flooded at 64 in flight while every
+ * request is rejected, through the store the auto-configuration builds, with the
+ * rejection cache (ours) and without it (the store before the cache existed).</li>
  * </ul>
  * Commands per decision are counted twice in a separate run per variant: on the wire (a
  * Lettuce {@link CommandListener}) and in Redis ({@code INFO commandstats}, which also
@@ -66,6 +73,12 @@ final class RedisComparison {
 	 * next, as a real user's would.
 	 */
 	static final LimitSpec PER_USER_LIMIT = LimitSpec.of(1000, Duration.ofHours(1), Algorithm.TOKEN_BUCKET);
+
+	/**
+	 * The flooded key's limit, 1 per hour: after the first decision every request is
+	 * rejected, for the whole run.
+	 */
+	static final LimitSpec FLOOD_LIMIT = LimitSpec.of(1, Duration.ofHours(1), Algorithm.SLIDING_LOG);
 
 	private final RedisURI uri;
 
@@ -89,6 +102,9 @@ final class RedisComparison {
 		if (only.isEmpty() || only.equals("evalsha")) {
 			compare("redis-vs-lettuce-evalsha-c64", "hot-c64", "lettuce-evalsha", 64, 1);
 		}
+		if (only.isEmpty() || only.equals("flood")) {
+			compare("redis-flood-local-rejections", "flood-c64", "flood-ours", "flood-without-local-rejections", 64, 1);
+		}
 		if (only.isEmpty() || only.equals("bucket4j")) {
 			for (int keys : new int[] { 1, 100_000 }) {
 				for (int concurrency : new int[] { 16, 64 }) {
@@ -101,6 +117,11 @@ final class RedisComparison {
 	}
 
 	private void compare(String comparison, String variant, String peer, int concurrency, int keys) throws Exception {
+		compare(comparison, variant, "ours", peer, concurrency, keys);
+	}
+
+	private void compare(String comparison, String variant, String oursImpl, String peer, int concurrency, int keys)
+			throws Exception {
 		System.out.printf("%s %s: %d in flight, %d key(s)%n", comparison, variant, concurrency, keys);
 		flushAll();
 		Duration trial = this.options.duration("trial", Duration.ofSeconds(3));
@@ -109,7 +130,7 @@ final class RedisComparison {
 		samples.put("ours", new double[trials]);
 		samples.put(peer, new double[trials]);
 		RedisClient client = RedisClient.create(this.uri);
-		try (Contender ours = contender("ours", client, keys); Contender theirs = contender(peer, client, keys)) {
+		try (Contender ours = contender(oursImpl, client, keys); Contender theirs = contender(peer, client, keys)) {
 			Contender[] both = { ours, theirs };
 			for (Contender contender : both) {
 				check(LoadLoop.run(contender.call, concurrency, keys, this.options.duration("warmup", trial)),
@@ -120,7 +141,7 @@ final class RedisComparison {
 				for (int j = 0; j < 2; j++) {
 					Contender contender = both[(i + j) % 2];
 					LoadLoop.Result result = check(LoadLoop.run(contender.call, concurrency, keys, trial), contender);
-					samples.get(contender.name)[i] = result.opsPerSecond();
+					Objects.requireNonNull(samples.get(contender.name))[i] = result.opsPerSecond();
 				}
 			}
 		}
@@ -132,7 +153,7 @@ final class RedisComparison {
 			measurements.add(
 					Measurement.of(comparison, variant, entry.getKey(), "throughput", "decisions/s", entry.getValue()));
 		}
-		measurements.addAll(countCommands(comparison, variant, "ours", concurrency, keys));
+		measurements.addAll(countCommands(comparison, variant, oursImpl, concurrency, keys));
 		measurements.addAll(countCommands(comparison, variant, peer, concurrency, keys));
 		Measurement.append(this.csv, measurements);
 	}
@@ -160,11 +181,11 @@ final class RedisComparison {
 			long inRedis = server.values().stream().mapToLong(Long::longValue).sum();
 			System.out.printf("  %s commands: wire %s, redis %s%n", impl, wire.snapshot(), server);
 			return List.of(
-					Measurement.of(comparison, variant, impl, "wire-commands", "commands/decision",
+					Measurement.of(comparison, variant, contender.name, "wire-commands", "commands/decision",
 							new double[] { onWire / decisions }),
-					Measurement.of(comparison, variant, impl, "redis-commands", "commands/decision",
+					Measurement.of(comparison, variant, contender.name, "redis-commands", "commands/decision",
 							new double[] { inRedis / decisions }),
-					Measurement.of(comparison, variant, impl, "redis-cpu", "µs/decision",
+					Measurement.of(comparison, variant, contender.name, "redis-cpu", "µs/decision",
 							new double[] { cpuMicros / decisions }));
 		}
 		finally {
@@ -177,9 +198,21 @@ final class RedisComparison {
 		for (int i = 0; i < keys; i++) {
 			keyNames[i] = String.format("user-%07d", i);
 		}
-		LimitSpec limit = (keys == 1) ? HOT_LIMIT : PER_USER_LIMIT;
+		LimitSpec limit = impl.startsWith("flood-") ? FLOOD_LIMIT : (keys == 1) ? HOT_LIMIT : PER_USER_LIMIT;
 		List<LimitSpec> limits = List.of(limit);
 		switch (impl) {
+			case "flood-ours", "flood-without-local-rejections":
+				// As the auto-configuration builds it, with and without the rejection
+				// cache.
+				RedisRateLimitStore redis = RedisRateLimitStore.builder(client).timeout(Duration.ofSeconds(2)).build();
+				redis.start(Duration.ofSeconds(5));
+				FailoverRateLimitStore failover = FailoverRateLimitStore
+					.builder(redis, InMemoryRateLimitStore.builder().build())
+					.rejectionCache(impl.equals("flood-ours") ? new RejectionCache(10_000) : null)
+					.build();
+				return new Contender(impl.equals("flood-ours") ? "ours" : impl,
+						(i) -> failover.decideAsync("flood", keyNames[i], limits, 1, RateLimitStore.NO_MAX_DELAY),
+						failover::close);
 			case "ours":
 				RedisRateLimitStore store = RedisRateLimitStore.builder(client).timeout(Duration.ofSeconds(2)).build();
 				store.start(Duration.ofSeconds(5));

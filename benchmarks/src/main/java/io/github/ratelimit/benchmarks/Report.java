@@ -32,6 +32,7 @@ final class Report {
 		GOALS.put("redis-vs-lettuce-evalsha-c64", 0.8);
 		GOALS.put("redis-vs-bucket4j-lettuce-hot", 3.0);
 		GOALS.put("redis-vs-bucket4j-lettuce-100k", Double.NaN);
+		GOALS.put("redis-flood-local-rejections", 10.0);
 		GOALS.put("memory-vs-bucket4j-local", 1.0);
 		GOALS.put("memory-vs-resilience4j", 1.0);
 		GOALS.put("http-overhead-memory", 0.95);

@@ -96,7 +96,7 @@ public class RateLimitsEndpoint {
 		StoreStatus status = this.status.status();
 		return new RateLimitsDescriptor(
 				new StoreDescriptor(status.store(), status.failureMode().name().toLowerCase(Locale.ROOT),
-						status.degraded() ? "degraded" : "healthy", status.failures()),
+						status.degraded() ? "degraded" : "healthy", status.failures(), status.localRejections()),
 				buckets);
 	}
 
@@ -252,8 +252,10 @@ public class RateLimitsEndpoint {
 	 * @param failureMode {@code fallback}, {@code open} or {@code closed}
 	 * @param state {@code healthy}, or {@code degraded} while the failure mode applies
 	 * @param failures failed store calls since startup
+	 * @param localRejections requests rejected since startup without a store call, from a
+	 * rejection the store had just made
 	 */
-	public record StoreDescriptor(String name, String failureMode, String state, long failures) {
+	public record StoreDescriptor(String name, String failureMode, String state, long failures, long localRejections) {
 	}
 
 	/**

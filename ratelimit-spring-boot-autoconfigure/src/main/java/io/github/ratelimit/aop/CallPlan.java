@@ -30,6 +30,15 @@ record CallPlan(List<RateLimitedOperation> operations, List<PermitRequest> reque
 	}
 
 	/**
+	 * Returns whether the operation that rejected a call has a fallback method.
+	 * @param acquisition the rejected acquisition
+	 * @return {@code true} when {@link #fallbackOrThrow} calls a fallback
+	 */
+	boolean hasFallback(Acquisition acquisition) {
+		return this.operations.get(acquisition.results().size() - 1).fallback() != null;
+	}
+
+	/**
 	 * Handles a rejection: calls the rejecting operation's fallback method, or throws.
 	 * @param acquisition the rejected acquisition, whose last result is the rejecting
 	 * operation's

@@ -8,6 +8,8 @@ import java.util.function.Function;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
@@ -36,6 +38,8 @@ import io.github.ratelimit.expression.NullKeyPolicy;
  * @author ratelimit-spring-boot-starter authors
  */
 public class RateLimitedInterceptor implements MethodInterceptor {
+
+	private static final Log logger = LogFactory.getLog(RateLimitedInterceptor.class);
 
 	private static final boolean REACTOR_PRESENT = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			RateLimitedInterceptor.class.getClassLoader());
@@ -107,6 +111,13 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		}
 		Acquisition acquisition = this.acquirer.acquire(plan.requests());
 		if (!acquisition.granted()) {
+			if (method.scheduledTask() && !plan.hasFallback(acquisition)) {
+				if (logger.isDebugEnabled()) {
+					logger.debug("Skipped a tick of @Scheduled " + method.description() + ": "
+							+ acquisition.exception().getMessage());
+				}
+				return null;
+			}
 			return plan.fallbackOrThrow(acquisition, invocation.getThis(), invocation.getArguments());
 		}
 		Object result;

@@ -504,6 +504,15 @@ public class RateLimitProperties implements Validator {
 		 */
 		private Duration liveLimitsPollInterval = Duration.ofSeconds(1);
 
+		/**
+		 * Rejections answered by this instance without a Redis call.
+		 */
+		private final LocalRejections localRejections = new LocalRejections();
+
+		public LocalRejections getLocalRejections() {
+			return this.localRejections;
+		}
+
 		public Duration getTimeout() {
 			return this.timeout;
 		}
@@ -534,6 +543,45 @@ public class RateLimitProperties implements Validator {
 
 		public void setLiveLimitsPollInterval(Duration liveLimitsPollInterval) {
 			this.liveLimitsPollInterval = liveLimitsPollInterval;
+		}
+
+	}
+
+	/**
+	 * Rejections answered by this instance without a Redis call: a request Redis has just
+	 * rejected, asked again unchanged (same bucket, key, limits and cost), is rejected
+	 * again locally until the retry-after Redis gave has passed. It never admits more
+	 * than Redis would; a refund or reset made on another instance can keep this one
+	 * rejecting for at most that retry-after.
+	 */
+	public static class LocalRejections {
+
+		/**
+		 * Whether to answer repeated rejections locally. Saves one Redis call per request
+		 * of a client that keeps asking while rejected.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Most keys with a rejection remembered at once; beyond it, new rejections are
+		 * not remembered until old ones expire.
+		 */
+		private int maxKeys = 10_000;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getMaxKeys() {
+			return this.maxKeys;
+		}
+
+		public void setMaxKeys(int maxKeys) {
+			this.maxKeys = maxKeys;
 		}
 
 	}

@@ -2,6 +2,9 @@ package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -11,7 +14,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.TimeSource;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.TimeSourceType;
@@ -22,34 +25,33 @@ import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.redis.RedisLiveLimitsStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.RejectionCache;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 /**
- * The Redis store, on the application's {@link RedisConnectionFactory} (which must be
- * Lettuce, Spring Boot's default client), behind a circuit breaker that applies
- * {@code ratelimit.failure-mode} while Redis fails. Creating the store does no I/O: the
- * {@link RedisStoreLifecycle} connects, loads the script and warms the store up when the
- * context starts, before the web server takes requests.
+ * The Redis store, on the application's {@link RedisConnectionFactory} (Lettuce, Spring
+ * Boot's default client, or any other such as Jedis), behind a circuit breaker that
+ * applies {@code ratelimit.failure-mode} while Redis fails. Creating the store does no
+ * I/O: the {@link RedisStoreLifecycle} connects, loads the script and warms the store up
+ * when the context starts, before the web server takes requests.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnClass(name = { "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory",
-		"io.lettuce.core.RedisClient" })
+@ConditionalOnClass(name = "org.springframework.data.redis.connection.RedisConnectionFactory")
 @ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 @Conditional(StoreCondition.Redis.class)
 class RedisStoreConfiguration {
+
+	private static final Log logger = LogFactory.getLog(RedisStoreConfiguration.class);
+
+	private static final String LETTUCE_FACTORY = "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory";
 
 	@Bean
 	@ConditionalOnMissingBean(RateLimitStore.class)
 	FailoverRateLimitStore rateLimitStore(RedisConnectionFactory redisConnectionFactory,
 			RateLimitProperties properties) {
-		if (!(redisConnectionFactory instanceof LettuceConnectionFactory lettuce)) {
-			throw new InvalidConfigurationPropertyValueException("ratelimit.store", properties.getStore(),
-					"the Redis rate limit store needs Lettuce (Spring Boot's default Redis client) but the "
-							+ "RedisConnectionFactory is a " + redisConnectionFactory.getClass().getName()
-							+ "; use Lettuce, or set ratelimit.store=memory");
-		}
 		RateLimitProperties.Redis redis = properties.getRedis();
-		RedisRateLimitStore store = RedisRateLimitStore.builder(lettuce)
+		logger.info("Rate limit store: Redis " + clientPath(redisConnectionFactory));
+		RedisRateLimitStore store = RedisRateLimitStore.builder(redisConnectionFactory)
 			.keyPrefix(properties.getKeyPrefix())
 			.timeout(redis.getTimeout())
 			.connectTimeout(positive("ratelimit.redis.connect-timeout", redis.getConnectTimeout()))
@@ -62,7 +64,36 @@ class RedisStoreConfiguration {
 			.failureMode(properties.getFailureMode())
 			.breaker(breaker(properties.getBreaker()))
 			.instances(atLeastOne("ratelimit.fallback.instances", properties.getFallback().getInstances()))
+			.rejectionCache(rejectionCache(redis.getLocalRejections()))
 			.build();
+	}
+
+	private static @Nullable RejectionCache rejectionCache(RateLimitProperties.LocalRejections local) {
+		if (!local.isEnabled()) {
+			return null;
+		}
+		return new RejectionCache(atLeastOne("ratelimit.redis.local-rejections.max-keys", local.getMaxKeys()));
+	}
+
+	/**
+	 * Says which of the store's two ways to Redis the factory gets, for the startup log.
+	 */
+	private static String clientPath(RedisConnectionFactory factory) {
+		String type = factory.getClass().getName();
+		if (isLettuce(factory)) {
+			return "through Lettuce (" + type + "): EVALSHA on a connection of the store's own, "
+					+ "timed on the connection's I/O thread";
+		}
+		return "through Spring Data Redis (" + type + "): EVALSHA on the caller's thread, "
+				+ "asynchronous calls on the store's bounded thread pool";
+	}
+
+	private static boolean isLettuce(RedisConnectionFactory factory) {
+		ClassLoader classLoader = factory.getClass().getClassLoader();
+		if (!ClassUtils.isPresent("io.lettuce.core.RedisClient", classLoader)) {
+			return false;
+		}
+		return ClassUtils.resolveClassName(LETTUCE_FACTORY, classLoader).isInstance(factory);
 	}
 
 	@Bean

@@ -1,5 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
 
@@ -32,20 +34,36 @@ class RedisStoreLifecycle implements SmartLifecycle {
 
 	@Override
 	public void start() {
-		RateLimitStore store = this.store.getIfUnique();
-		if (store instanceof FailoverRateLimitStore failover) {
-			store = failover.primary();
-		}
-		if (store instanceof RedisRateLimitStore redis) {
+		RedisRateLimitStore redis = redisStore();
+		if (redis != null) {
 			redis.start();
 		}
 		this.running = true;
 	}
 
+	/**
+	 * Closes the store's own Redis connection while the application's Lettuce client is
+	 * still running: the connection factory (phase 0) stops after this phase and shuts
+	 * its client down, closing every connection of the client; closing ours after that
+	 * would make Lettuce warn {@code Connection is already closed}. Closing the store
+	 * again with its bean does nothing. A context stopped and started again runs on the
+	 * failure mode.
+	 */
 	@Override
 	public void stop() {
-		// The store closes with its bean.
+		RedisRateLimitStore redis = redisStore();
+		if (redis != null) {
+			redis.close();
+		}
 		this.running = false;
+	}
+
+	private @Nullable RedisRateLimitStore redisStore() {
+		RateLimitStore store = this.store.getIfUnique();
+		if (store instanceof FailoverRateLimitStore failover) {
+			store = failover.primary();
+		}
+		return (store instanceof RedisRateLimitStore redis) ? redis : null;
 	}
 
 	@Override

@@ -21,8 +21,8 @@ import io.github.ratelimit.store.RateLimitStore;
 /**
  * Explains a startup that failed for want of a {@link RateLimitStore} when
  * {@code ratelimit.store=redis}: what is missing for the Redis store (Spring Data Redis,
- * Lettuce, a single {@code RedisConnectionFactory}) and how to fix it. Other missing
- * beans are left to Spring Boot's own analysis.
+ * a single {@code RedisConnectionFactory}, of any client) and how to fix it. Other
+ * missing beans are left to Spring Boot's own analysis.
  */
 @Order(Ordered.HIGHEST_PRECEDENCE)
 class RedisStoreMissingFailureAnalyzer extends AbstractFailureAnalyzer<NoSuchBeanDefinitionException> {
@@ -52,12 +52,6 @@ class RedisStoreMissingFailureAnalyzer extends AbstractFailureAnalyzer<NoSuchBea
 		if (!ClassUtils.isPresent(CONNECTION_FACTORY, classLoader)) {
 			return new FailureAnalysis(description + "Spring Data Redis is not on the class path.",
 					"Add spring-boot-starter-data-redis and set spring.data.redis.host and spring.data.redis.port, "
-							+ "or set ratelimit.store=memory.",
-					cause);
-		}
-		if (!ClassUtils.isPresent("io.lettuce.core.RedisClient", classLoader)) {
-			return new FailureAnalysis(description + "the Redis store needs Lettuce, which is not on the class path.",
-					"Use Lettuce, Spring Boot's default Redis client (io.lettuce:lettuce-core), "
 							+ "or set ratelimit.store=memory.",
 					cause);
 		}

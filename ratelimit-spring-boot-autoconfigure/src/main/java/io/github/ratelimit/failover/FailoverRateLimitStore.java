@@ -23,6 +23,7 @@ import io.github.ratelimit.status.FailureMode;
 import io.github.ratelimit.status.StoreStatus;
 import io.github.ratelimit.status.StoreStatusSource;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.RejectionCache;
 import io.github.ratelimit.store.RateLimitStoreException;
 import io.github.ratelimit.store.StoreArguments;
 import io.github.ratelimit.store.StoreUnavailableException;
@@ -40,6 +41,10 @@ import io.github.ratelimit.store.StoreUnavailableException;
  * divided by the number of instances that share it (see {@link Builder#instances(int)}),
  * and the decisions report what it counted, so {@code remaining} is this instance's
  * share, never a made-up full limit.
+ * <p>
+ * With a {@link RejectionCache} ({@link Builder#rejectionCache(RejectionCache)}), a
+ * request the primary has just rejected is rejected again without a call until the
+ * rejection's retry-after has passed; refunds and resets through this store forget it.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -60,6 +65,8 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	private final CircuitBreaker breaker;
 
 	private final FallbackLimits fallbackLimits;
+
+	private final @Nullable RejectionCache rejections;
 
 	private final ThrottledFailureLog failures = new ThrottledFailureLog(logger, 10, TimeUnit.SECONDS);
 
@@ -87,6 +94,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.fallback = builder.fallback;
 		this.mode = builder.mode;
 		this.fallbackLimits = new FallbackLimits(builder.instances);
+		this.rejections = builder.rejections;
 		String name = this.primary.name();
 		FailureMode mode = this.mode;
 		this.breaker = new CircuitBreaker(builder.breaker,
@@ -169,7 +177,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	@Override
 	public StoreStatus status() {
 		return new StoreStatus(this.primary.name(), this.mode, isDegraded(), this.failureCount.get(),
-				this.breaker.state());
+				this.breaker.state(), (this.rejections != null) ? this.rejections.answered() : 0);
 	}
 
 	/**
@@ -183,9 +191,14 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	@Override
 	public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 		StoreArguments.check(bucket, key, limits, cost);
+		Decision known = answerLocally(bucket, key, limits, cost, maxDelayMicros);
+		if (known != null) {
+			return known;
+		}
 		if (!this.breaker.tryAcquire()) {
 			return degraded(bucket, key, limits, cost, maxDelayMicros, null);
 		}
+		long token = (this.rejections != null) ? this.rejections.token() : 0;
 		Decision decision;
 		try {
 			decision = this.primary.decide(bucket, key, limits, cost, maxDelayMicros);
@@ -199,7 +212,26 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			throw ex;
 		}
 		recordSuccess();
+		remember(bucket, key, limits, cost, maxDelayMicros, decision, token);
 		return decision;
+	}
+
+	private @Nullable Decision answerLocally(String bucket, String key, List<LimitSpec> limits, long cost,
+			long maxDelayMicros) {
+		return (this.rejections != null) ? this.rejections.answer(bucket, key, limits, cost, maxDelayMicros) : null;
+	}
+
+	private void remember(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros,
+			Decision decision, long token) {
+		if (this.rejections != null) {
+			this.rejections.remember(bucket, key, limits, cost, maxDelayMicros, decision, token);
+		}
+	}
+
+	private void forget(String bucket, String key) {
+		if (this.rejections != null) {
+			this.rejections.invalidate(bucket, key);
+		}
 	}
 
 	@Override
@@ -211,13 +243,19 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		catch (IllegalArgumentException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+		Decision known = answerLocally(bucket, key, limits, cost, maxDelayMicros);
+		if (known != null) {
+			return CompletableFuture.completedFuture(known);
+		}
 		if (!this.breaker.tryAcquire()) {
 			return degradedAsync(bucket, key, limits, cost, maxDelayMicros, null);
 		}
+		long token = (this.rejections != null) ? this.rejections.token() : 0;
 		CompletableFuture<Decision> result = new CompletableFuture<>();
 		this.primary.decideAsync(bucket, key, limits, cost, maxDelayMicros).whenComplete((decision, ex) -> {
 			if (ex == null) {
 				recordSuccess();
+				remember(bucket, key, limits, cost, maxDelayMicros, decision, token);
 				result.complete(decision);
 				return;
 			}
@@ -291,6 +329,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			this.primary.refund(bucket, key, limits, cost);
 		}
 		catch (RateLimitStoreException ex) {
+			forget(bucket, key);
 			recordFailure(ex);
 			return false;
 		}
@@ -299,6 +338,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			throw ex;
 		}
 		recordSuccess();
+		forget(bucket, key);
 		return true;
 	}
 
@@ -324,7 +364,12 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	@Override
 	public void reset(String bucket, String key, List<LimitSpec> limits) {
 		this.fallback.reset(bucket, key, this.fallbackLimits.of(limits));
-		this.primary.reset(bucket, key, limits);
+		try {
+			this.primary.reset(bucket, key, limits);
+		}
+		finally {
+			forget(bucket, key);
+		}
 	}
 
 	@Override
@@ -416,6 +461,8 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 		private LongSupplier nanoTime = System::nanoTime;
 
+		private @Nullable RejectionCache rejections;
+
 		private Builder(RateLimitStore primary, RateLimitStore fallback) {
 			this.primary = Objects.requireNonNull(primary, "'primary' must not be null");
 			this.fallback = Objects.requireNonNull(fallback, "'fallback' must not be null");
@@ -454,6 +501,17 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 				throw new IllegalArgumentException("instances must be at least 1 but was " + instances);
 			}
 			this.instances = instances;
+			return this;
+		}
+
+		/**
+		 * Answers requests the primary has just rejected from this cache until their
+		 * retry-after has passed, without a call; none by default.
+		 * @param rejections the cache, or {@code null} for none
+		 * @return this builder
+		 */
+		public Builder rejectionCache(@Nullable RejectionCache rejections) {
+			this.rejections = rejections;
 			return this;
 		}
 

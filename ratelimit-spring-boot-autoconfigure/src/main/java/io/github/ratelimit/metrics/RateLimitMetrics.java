@@ -5,6 +5,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -54,6 +55,11 @@ public final class RateLimitMetrics implements RateLimitObserver, MeterBinder {
 			.register(registry);
 		Gauge.builder("ratelimit.store.degraded", this.status, (source) -> source.status().degraded() ? 1 : 0)
 			.description("1 while the rate limit store fails and the failure mode applies, 0 otherwise")
+			.tag("store", store)
+			.register(registry);
+		FunctionCounter
+			.builder("ratelimit.store.local.rejections", this.status, (source) -> source.status().localRejections())
+			.description("Requests rejected without a store call, from a rejection the store had just made")
 			.tag("store", store)
 			.register(registry);
 	}

@@ -3,7 +3,6 @@ package io.github.ratelimit.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +12,7 @@ import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.StatefulConnection;
@@ -24,6 +24,8 @@ import io.lettuce.core.codec.StringCodec;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Runs the rate limit script with {@code EVALSHA} on a connection of its own, made from
@@ -100,12 +102,46 @@ final class LettuceScriptRunner implements ScriptRunner {
 		});
 	}
 
+	/**
+	 * Runners on a connection of their own from the client of {@code connectionFactory},
+	 * starting the factory if it has not been started.
+	 * @param connectionFactory the application's connection factory
+	 * @return the runner factory
+	 */
+	static ScriptRunner.Factory on(LettuceConnectionFactory connectionFactory) {
+		return on(() -> {
+			if (connectionFactory.getNativeClient() == null) {
+				connectionFactory.start();
+			}
+			AbstractRedisClient client = connectionFactory.getNativeClient();
+			if (client == null) {
+				throw new IllegalStateException("The LettuceConnectionFactory has no client after it started");
+			}
+			return client;
+		});
+	}
+
+	/**
+	 * Runners on a connection of their own from {@code client}.
+	 * @param client the client, asked for when connecting
+	 * @return the runner factory
+	 */
+	static ScriptRunner.Factory on(Supplier<AbstractRedisClient> client) {
+		return (script, connectTimeout, timeout) -> new LettuceScriptRunner(client, script, connectTimeout, timeout);
+	}
+
 	@Override
 	public CompletableFuture<Void> start() {
-		return attempt().connection.thenCompose((c) -> c.commands.scriptLoad(this.script.source()))
+		CompletableFuture<Void> started = attempt().connection
+			.thenCompose((c) -> c.commands.scriptLoad(this.script.source()))
 			.thenAccept((sha) -> {
 			})
 			.toCompletableFuture();
+		return started.exceptionallyCompose((ex) -> {
+			Throwable cause = ScriptRunner.unwrap(ex);
+			return CompletableFuture.failedFuture(
+					(cause instanceof RedisCommandExecutionException) ? new ScriptRefusedException(cause) : cause);
+		});
 	}
 
 	@Override
@@ -119,7 +155,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 			return call;
 		}
 		if (attempt.connection.isCompletedExceptionally()) {
-			attempt.connection.whenComplete((c, ex) -> call.completeExceptionally(unwrap(ex)));
+			attempt.connection.whenComplete((c, ex) -> call.completeExceptionally(ScriptRunner.unwrap(ex)));
 			return call;
 		}
 		attempt.connection.copy().orTimeout(this.connectTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((c, ex) -> {
@@ -127,7 +163,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 				call.send(c);
 			}
 			else {
-				Throwable cause = unwrap(ex);
+				Throwable cause = ScriptRunner.unwrap(ex);
 				call.completeExceptionally((cause instanceof TimeoutException)
 						? new ScriptTimeoutException(ScriptTimeoutException.Wait.CONNECTION) : cause);
 			}
@@ -226,6 +262,10 @@ final class LettuceScriptRunner implements ScriptRunner {
 		Attempt attempt;
 		Attempt replacement;
 		synchronized (this.lock) {
+			if (this.closed) {
+				// Once: Lettuce warns about a connection closed twice.
+				return;
+			}
 			this.closed = true;
 			attempt = this.current;
 			replacement = this.replacement;
@@ -236,14 +276,6 @@ final class LettuceScriptRunner implements ScriptRunner {
 			}
 		}
 		this.connector.shutdown();
-	}
-
-	static Throwable unwrap(Throwable ex) {
-		Throwable cause = ex;
-		while (cause instanceof CompletionException && cause.getCause() != null) {
-			cause = cause.getCause();
-		}
-		return cause;
 	}
 
 	/**
@@ -362,11 +394,12 @@ final class LettuceScriptRunner implements ScriptRunner {
 		@Override
 		void failed(ScriptCommand command, Throwable failure) {
 			Connection connection = this.connection;
-			if (unwrap(failure) instanceof RedisNoScriptException && !this.retried && connection != null && !isDone()) {
+			if (ScriptRunner.unwrap(failure) instanceof RedisNoScriptException && !this.retried && connection != null
+					&& !isDone()) {
 				this.retried = true;
 				connection.commands.scriptLoad(LettuceScriptRunner.this.script.source()).whenComplete((sha, ex) -> {
 					if (ex != null) {
-						completeExceptionally(unwrap(ex));
+						completeExceptionally(ScriptRunner.unwrap(ex));
 					}
 					else {
 						send(connection);

@@ -14,18 +14,19 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.RedisCommandExecutionException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
+import io.github.ratelimit.Durations;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.TimeSource;
 import io.github.ratelimit.store.RateLimitStore;
@@ -77,6 +78,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
 
+	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+			RedisRateLimitStore.class.getClassLoader());
+
 	private static final int FIXED_ARGS = 2;
 
 	private static final int REPLY_PER_LIMIT = 4;
@@ -108,8 +112,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private final ConcurrentMap<LimitSpec, String[]> specArgs = new ConcurrentHashMap<>();
 
 	private RedisRateLimitStore(Builder builder) {
-		this.runner = new LettuceScriptRunner(builder.client, RedisRateLimitScript.load(), builder.connectTimeout,
-				builder.timeout);
+		this.runner = builder.runner.create(RedisRateLimitScript.load(), builder.connectTimeout, builder.timeout);
 		this.keys = new RedisKeys(builder.keyPrefix);
 		this.timeout = builder.timeout;
 		this.connectTimeout = builder.connectTimeout;
@@ -119,24 +122,36 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
+	 * Starts a builder on the application's connection factory, whichever its client. On
+	 * a {@link LettuceConnectionFactory} the store runs the script on a Lettuce
+	 * connection of its own (see {@link #builder(LettuceConnectionFactory)}). On any
+	 * other, it runs the script through Spring Data Redis, on the caller's thread: on a
+	 * {@code JedisConnectionFactory} with a pool of its own whose read timeout is the
+	 * store's {@link Builder#timeout timeout} and connect timeout its
+	 * {@link Builder#connectTimeout connect timeout}; on another client with the client's
+	 * own timeouts. Asynchronous calls then run on a bounded pool of the store's threads.
+	 * @param connectionFactory the connection factory
+	 * @return a new builder
+	 */
+	public static Builder builder(RedisConnectionFactory connectionFactory) {
+		Objects.requireNonNull(connectionFactory, "'connectionFactory' must not be null");
+		if (LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory lettuce) {
+			return builder(lettuce);
+		}
+		return new Builder(SpringDataRedisScriptRunner.on(connectionFactory));
+	}
+
+	/**
 	 * Starts a builder on the application's Lettuce connection factory (standalone,
 	 * Sentinel or Cluster); the store opens a connection of its own from the factory's
-	 * client when it starts, starting the factory if it has not been started.
+	 * client when it starts, starting the factory if it has not been started. Its calls
+	 * never block: each is timed on the connection's I/O thread.
 	 * @param connectionFactory the connection factory
 	 * @return a new builder
 	 */
 	public static Builder builder(LettuceConnectionFactory connectionFactory) {
 		Objects.requireNonNull(connectionFactory, "'connectionFactory' must not be null");
-		return new Builder(() -> {
-			if (connectionFactory.getNativeClient() == null) {
-				connectionFactory.start();
-			}
-			AbstractRedisClient client = connectionFactory.getNativeClient();
-			if (client == null) {
-				throw new IllegalStateException("The LettuceConnectionFactory has no client after it started");
-			}
-			return client;
-		});
+		return new Builder(LettuceScriptRunner.on(connectionFactory));
 	}
 
 	/**
@@ -147,7 +162,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	public static Builder builder(AbstractRedisClient client) {
 		Objects.requireNonNull(client, "'client' must not be null");
-		return new Builder(() -> client);
+		return new Builder(LettuceScriptRunner.on(() -> client));
 	}
 
 	/**
@@ -179,8 +194,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			connected.get(wait.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (ExecutionException ex) {
-			Throwable cause = LettuceScriptRunner.unwrap(ex.getCause());
-			if (cause instanceof RedisCommandExecutionException) {
+			Throwable cause = ScriptRunner.unwrap(causeOf(ex));
+			if (cause instanceof ScriptRefusedException) {
 				throw new IllegalStateException("Redis refused to load " + RedisRateLimitScript.LOCATION
 						+ " (SCRIPT LOAD): " + cause.getMessage()
 						+ ". The Redis rate limit store needs Lua scripting (SCRIPT LOAD, EVALSHA, TIME) on Redis 6.2 or later",
@@ -191,8 +206,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			return;
 		}
 		catch (TimeoutException ex) {
-			logger.warn("Redis did not connect within " + wait.toMillis()
-					+ "ms (ratelimit.redis.connect-timeout); the application starts without it, and rate limit "
+			logger.warn("Redis did not connect within " + Durations.readable(wait)
+					+ " (ratelimit.redis.connect-timeout); the application starts without it, and rate limit "
 					+ "decisions wait for the connection up to that long each, then use the failure mode");
 			// Warm up once the connection is made, off the startup thread.
 			connected.thenRun(() -> {
@@ -262,7 +277,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	@Override
 	public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 		StoreArguments.check(bucket, key, limits, cost);
-		return await(run("d", bucket, key, limits, cost, maxDelayMicros), limits);
+		return toDecision(await(run("d", bucket, key, limits, cost, maxDelayMicros)), limits);
 	}
 
 	@Override
@@ -274,10 +289,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		catch (IllegalArgumentException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		CompletableFuture<List<Object>> reply = run("d", bucket, key, limits, cost, maxDelayMicros);
+		CompletableFuture<List<Object>> reply = run("d", bucket, key, limits, cost, maxDelayMicros, true);
 		return reply.orTimeout(this.maxWaitNanos, TimeUnit.NANOSECONDS).handle((result, ex) -> {
 			if (ex != null) {
-				throw failure(LettuceScriptRunner.unwrap(ex));
+				throw failure(ScriptRunner.unwrap(ex));
 			}
 			return toDecision(result, limits);
 		});
@@ -286,19 +301,19 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	@Override
 	public void refund(String bucket, String key, List<LimitSpec> limits, long cost) {
 		StoreArguments.check(bucket, key, limits, cost);
-		await(run("r", bucket, key, limits, cost, NO_MAX_DELAY), null);
+		await(run("r", bucket, key, limits, cost, NO_MAX_DELAY));
 	}
 
 	@Override
 	public Decision peek(String bucket, String key, List<LimitSpec> limits) {
 		StoreArguments.check(bucket, key, limits);
-		return await(run("p", bucket, key, limits, 1, NO_MAX_DELAY), limits);
+		return toDecision(await(run("p", bucket, key, limits, 1, NO_MAX_DELAY)), limits);
 	}
 
 	@Override
 	public void reset(String bucket, String key, List<LimitSpec> limits) {
 		StoreArguments.check(bucket, key, limits);
-		await(run("x", bucket, key, limits, 1, NO_MAX_DELAY), null);
+		await(run("x", bucket, key, limits, 1, NO_MAX_DELAY));
 	}
 
 	@Override
@@ -334,6 +349,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private CompletableFuture<List<Object>> run(String op, String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros) {
+		return run(op, bucket, key, limits, cost, maxDelayMicros, false);
+	}
+
+	private CompletableFuture<List<Object>> run(String op, String bucket, String key, List<LimitSpec> limits, long cost,
+			long maxDelayMicros, boolean async) {
 		// The optional arguments follow the limits: unset ones as "", trailing unset ones
 		// not at all.
 		@Nullable String[] optional = { (maxDelayMicros == NO_MAX_DELAY) ? null : Long.toString(maxDelayMicros),
@@ -360,8 +380,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			String value = optional[i];
 			args[at + i] = (value != null) ? value : UNSET;
 		}
-		return this.runner.run(this.keys.keys(bucket, key, limits), args,
-				op.equals("d") ? lateDecision(bucket, key, limits, cost) : null);
+		String[] keys = this.keys.keys(bucket, key, limits);
+		Consumer<List<Object>> lateReply = op.equals("d") ? lateDecision(bucket, key, limits, cost) : null;
+		return async ? this.runner.runAsync(keys, args, lateReply) : this.runner.run(keys, args, lateReply);
 	}
 
 	/**
@@ -383,19 +404,18 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	private @Nullable Decision await(CompletableFuture<List<Object>> reply, @Nullable List<LimitSpec> limits) {
+	private List<Object> await(CompletableFuture<List<Object>> reply) {
 		try {
 			// The runner times the call out; this bound only guards against an I/O thread
 			// that never runs again.
-			List<Object> result = reply.get(this.maxWaitNanos, TimeUnit.NANOSECONDS);
-			return (limits != null) ? toDecision(result, limits) : null;
+			return reply.get(this.maxWaitNanos, TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
 			reply.completeExceptionally(ex);
 			throw failure(ex);
 		}
 		catch (ExecutionException ex) {
-			throw failure(LettuceScriptRunner.unwrap(ex.getCause()));
+			throw failure(ScriptRunner.unwrap(causeOf(ex)));
 		}
 		catch (InterruptedException ex) {
 			reply.completeExceptionally(ex);
@@ -404,21 +424,25 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
+	private static Throwable causeOf(ExecutionException ex) {
+		return (ex.getCause() != null) ? ex.getCause() : ex;
+	}
+
 	private RateLimitStoreException failure(Throwable cause) {
 		if (cause instanceof RateLimitStoreException storeException) {
 			return storeException;
 		}
 		if (cause instanceof ScriptTimeoutException timeout) {
 			String message = (timeout.waitedFor() == ScriptTimeoutException.Wait.CONNECTION)
-					? "No Redis connection within " + this.connectTimeout.toMillis()
-							+ "ms (ratelimit.redis.connect-timeout)"
-					: "Redis did not answer within " + this.timeout.toMillis() + "ms (ratelimit.redis.timeout)";
+					? "No Redis connection within " + Durations.readable(this.connectTimeout)
+							+ " (ratelimit.redis.connect-timeout)"
+					: "Redis did not answer within " + Durations.readable(this.timeout) + " (ratelimit.redis.timeout)";
 			return new RateLimitStoreException(message, cause, true);
 		}
 		if (cause instanceof TimeoutException) {
 			return new RateLimitStoreException(
-					"No answer from Redis within " + TimeUnit.NANOSECONDS.toMillis(this.maxWaitNanos)
-							+ "ms (ratelimit.redis.connect-timeout + ratelimit.redis.timeout)",
+					"No answer from Redis within " + Durations.readable(Duration.ofNanos(this.maxWaitNanos))
+							+ " (ratelimit.redis.connect-timeout + ratelimit.redis.timeout)",
 					cause, true);
 		}
 		return new RateLimitStoreException("Redis rate limit call failed: " + describe(cause), cause, false);
@@ -460,7 +484,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	public static final class Builder {
 
-		private final Supplier<AbstractRedisClient> client;
+		private final ScriptRunner.Factory runner;
 
 		private String keyPrefix = "rl";
 
@@ -472,8 +496,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		private Duration expirySlack = Duration.ZERO;
 
-		private Builder(Supplier<AbstractRedisClient> client) {
-			this.client = client;
+		private Builder(ScriptRunner.Factory runner) {
+			this.runner = runner;
 		}
 
 		/**

@@ -1,7 +1,10 @@
 package io.github.ratelimit.redis;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -17,25 +20,74 @@ interface ScriptRunner extends AutoCloseable {
 	/**
 	 * Connects and loads the script with {@code SCRIPT LOAD}.
 	 * @return completes when both are done, or exceptionally with why not (Redis
-	 * unreachable, the connect timeout passed, the script refused)
+	 * unreachable, the connect timeout passed, or a {@link ScriptRefusedException} when
+	 * Redis answered but refused the script)
 	 */
 	CompletableFuture<Void> start();
 
 	/**
-	 * Runs the script with {@code EVALSHA}, loading it again after {@code NOSCRIPT}.
+	 * Runs the script with {@code EVALSHA}, loading it again after {@code NOSCRIPT}, for
+	 * a caller that waits for the reply: a blocking client runs it on the caller's
+	 * thread.
 	 * @param keys the script's keys
 	 * @param args the script's arguments
 	 * @param lateReply told, on an I/O thread, of a reply that arrived after the returned
 	 * future had completed without it (timed out, or completed by the caller), that is of
 	 * a call that ran in Redis after its caller had moved on; {@code null} to ignore such
-	 * replies
+	 * replies. A runner that cannot read a reply after its timeout never calls it.
 	 * @return the reply; completes exceptionally with a {@link ScriptTimeoutException}
 	 * when there is no connection within the connect timeout or no reply within the
 	 * command timeout, or with the client's exception when the connection is down
 	 */
 	CompletableFuture<List<Object>> run(String[] keys, String[] args, @Nullable Consumer<List<Object>> lateReply);
 
+	/**
+	 * Runs the script as {@link #run} does, never blocking the calling thread (an event
+	 * loop may be calling).
+	 * @param keys the script's keys
+	 * @param args the script's arguments
+	 * @param lateReply see {@link #run}
+	 * @return the reply, as for {@link #run}
+	 */
+	default CompletableFuture<List<Object>> runAsync(String[] keys, String[] args,
+			@Nullable Consumer<List<Object>> lateReply) {
+		return run(keys, args, lateReply);
+	}
+
 	@Override
 	void close();
+
+	/**
+	 * Returns the cause a {@link CompletableFuture} wrapped.
+	 * @param ex what the future failed with
+	 * @return the first cause that is not a {@link CompletionException} or an
+	 * {@link ExecutionException}
+	 */
+	static Throwable unwrap(Throwable ex) {
+		Throwable cause = ex;
+		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+				&& cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+	/**
+	 * Makes a runner of the store's script and time limits.
+	 */
+	@FunctionalInterface
+	interface Factory {
+
+		/**
+		 * Makes the runner; it connects on {@link ScriptRunner#start()} or its first
+		 * call, not here.
+		 * @param script the script
+		 * @param connectTimeout how long a caller waits for a connection
+		 * @param timeout how long Redis may take to answer a command once sent
+		 * @return the runner
+		 */
+		ScriptRunner create(RedisRateLimitScript script, Duration connectTimeout, Duration timeout);
+
+	}
 
 }

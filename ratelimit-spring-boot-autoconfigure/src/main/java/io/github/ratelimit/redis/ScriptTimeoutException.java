@@ -17,6 +17,11 @@ final class ScriptTimeoutException extends TimeoutException {
 		this.wait = wait;
 	}
 
+	ScriptTimeoutException(Wait wait, Throwable cause) {
+		this(wait);
+		initCause(cause);
+	}
+
 	/**
 	 * Returns what the call was waiting for.
 	 * @return the wait that ran out

@@ -9,10 +9,24 @@ package io.github.ratelimit.status;
  * not closed, or its last call failed
  * @param failures how many calls to it failed since startup
  * @param breaker the state of the circuit breaker in front of it
+ * @param localRejections how many requests were rejected since startup without asking the
+ * store, from a rejection it had just made (see {@code ratelimit.redis.local-rejections})
  * @author ratelimit-spring-boot-starter authors
  */
-public record StoreStatus(String store, FailureMode failureMode, boolean degraded, long failures,
-		BreakerState breaker) {
+public record StoreStatus(String store, FailureMode failureMode, boolean degraded, long failures, BreakerState breaker,
+		long localRejections) {
+
+	/**
+	 * Creates the status of a store that answers every request itself.
+	 * @param store the store name
+	 * @param failureMode what happens while it fails
+	 * @param degraded whether decisions bypass the store
+	 * @param failures how many calls to it failed since startup
+	 * @param breaker the state of the circuit breaker in front of it
+	 */
+	public StoreStatus(String store, FailureMode failureMode, boolean degraded, long failures, BreakerState breaker) {
+		this(store, failureMode, degraded, failures, breaker, 0);
+	}
 
 	/**
 	 * Creates the status of a store without a circuit breaker (the in-memory store).

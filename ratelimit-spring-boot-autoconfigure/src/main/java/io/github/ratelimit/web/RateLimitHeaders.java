@@ -114,6 +114,17 @@ public final class RateLimitHeaders {
 		update(limits, bucket, null, decision, setHeader);
 	}
 
+	/**
+	 * Returns the {@code Retry-After} of a rejecting decision in whole seconds: rounded
+	 * up, so that a client that waits that long is never early, and at least 1.
+	 * @param decision the rejecting decision
+	 * @return the seconds, or {@code -1} when retrying cannot help (the call costs more
+	 * than the limit allows at once)
+	 */
+	public static long retryAfterSeconds(Decision decision) {
+		return decision.retryable() ? Math.max(1, Policies.ceilSeconds(decision.retryAfterMicros())) : -1;
+	}
+
 	private void update(ResponseLimits limits, String bucket, @Nullable String key, Decision decision,
 			BiConsumer<String, String> setHeader) {
 		if (this.mode == HeadersMode.NONE) {

@@ -51,8 +51,8 @@ public record RateLimitProblem(int status, @Nullable String retryAfter, String b
 	public static RateLimitProblem quotaExceeded(String bucket, Decision decision, String instance) {
 		String retryAfter = null;
 		String detail;
-		if (decision.retryable()) {
-			long seconds = Math.max(1, Policies.ceilSeconds(decision.retryAfterMicros()));
+		long seconds = RateLimitHeaders.retryAfterSeconds(decision);
+		if (seconds > 0) {
 			retryAfter = String.valueOf(seconds);
 			detail = "Rate limit '" + bucket + "' exceeded; retry after " + seconds
 					+ ((seconds == 1) ? " second." : " seconds.");

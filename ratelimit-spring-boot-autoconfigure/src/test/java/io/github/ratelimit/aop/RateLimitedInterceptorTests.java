@@ -13,6 +13,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.context.request.RequestContextHolder;
@@ -447,6 +448,22 @@ class RateLimitedInterceptorTests {
 	}
 
 	@Test
+	void rejectedTickOfAScheduledTaskShouldBeSkippedWithoutThrowing() {
+		run((context) -> {
+			Ticker ticker = context.getBean(Ticker.class);
+			ticker.tick();
+			ticker.tick();
+			assertThat(ticker.ticks()).isEqualTo(1);
+			assertThat(observer(context).outcomes()).containsExactly(Outcome.ALLOWED, Outcome.REJECTED);
+			ticker.tickWithFallback();
+			ticker.tickWithFallback();
+			assertThat(ticker.fallbacks()).isEqualTo(1);
+			ticker.notScheduled();
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(ticker::notScheduled);
+		}, Ticker.class);
+	}
+
+	@Test
 	void beansWithoutTheAnnotationShouldNotBeProxied() {
 		run((context) -> assertThat(AopUtils.isAopProxy(context.getBean(Plans.class))).isFalse());
 	}
@@ -489,6 +506,41 @@ class RateLimitedInterceptorTests {
 
 		public String tier() {
 			return "premium";
+		}
+
+	}
+
+	static class Ticker {
+
+		int ticks;
+
+		int fallbacks;
+
+		int ticks() {
+			return this.ticks;
+		}
+
+		int fallbacks() {
+			return this.fallbacks;
+		}
+
+		@Scheduled(fixedDelay = 60_000)
+		@RateLimited(bucket = "tick", limit = 1, window = "1m")
+		public void tick() {
+			this.ticks++;
+		}
+
+		@Scheduled(fixedDelay = 60_000)
+		@RateLimited(bucket = "tick-fallback", limit = 1, window = "1m", fallbackMethod = "skipped")
+		public void tickWithFallback() {
+		}
+
+		public void skipped(RateLimitExceededException ex) {
+			this.fallbacks++;
+		}
+
+		@RateLimited(bucket = "not-scheduled", limit = 1, window = "1m")
+		public void notScheduled() {
 		}
 
 	}

@@ -1,9 +1,11 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -14,14 +16,20 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.mock.env.MockEnvironment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.failover.BreakerSettings;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.health.RateLimitHealthIndicator;
@@ -36,6 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The Redis store's auto-configuration: when it applies, how it starts, its settings, the
  * failure analysis when it cannot exist, and the {@code ratelimit} health indicator.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class RedisStoreAutoConfigurationTests {
 
 	@RegisterExtension
@@ -62,9 +71,88 @@ class RedisStoreAutoConfigurationTests {
 		});
 	}
 
+	/**
+	 * An application on Jedis, as Spring Boot configures it when Lettuce is excluded.
+	 */
+	private ApplicationContextRunner withJedis() {
+		return withRedis().withClassLoader(new FilteredClassLoader("io.lettuce"));
+	}
+
+	@Test
+	void onLettuceTheStoreSaysItRunsThroughLettuce(CapturedOutput output) {
+		withRedis().run((context) -> assertThat(output)
+			.contains("Rate limit store: Redis through Lettuce (" + LettuceConnectionFactory.class.getName() + ")"));
+	}
+
+	@Test
+	void onJedisTheStoreRunsOnRedisThroughSpringDataRedisAndSaysSo(CapturedOutput output) {
+		withJedis().run((context) -> {
+			assertThat(context.getBean(RedisConnectionFactory.class)).isInstanceOf(JedisConnectionFactory.class);
+			assertDecidesOnRedis(context, "jedis-auto");
+			assertThat(output).contains("Rate limit store: Redis through Spring Data Redis ("
+					+ JedisConnectionFactory.class.getName() + ")");
+			assertThat(context.getBean(RateLimitHealthIndicator.class).health().getStatus()).isEqualTo(Status.UP);
+		});
+	}
+
+	@Test
+	void storeRedisWorksOnJedis() {
+		withJedis().withPropertyValues("ratelimit.store=redis")
+			.run((context) -> assertDecidesOnRedis(context, "jedis-explicit"));
+	}
+
+	@Test
+	void anApplicationsOwnJedisConnectionFactoryIsUsed() {
+		this.runner
+			.withBean(JedisConnectionFactory.class,
+					() -> new JedisConnectionFactory(new RedisStandaloneConfiguration(redis.host(), redis.port())))
+			.run((context) -> assertDecidesOnRedis(context, "jedis-bean"));
+	}
+
+	/**
+	 * Asserts that the context's store is the Redis store, started, and that a decision
+	 * writes its key to the test's Redis.
+	 */
+	private static void assertDecidesOnRedis(AssertableApplicationContext context, String bucket) {
+		assertThat(context).hasNotFailed();
+		RateLimitStore store = context.getBean(FailoverRateLimitStore.class).primary();
+		assertThat(store).isInstanceOfSatisfying(RedisRateLimitStore.class,
+				(redisStore) -> assertThat(redisStore.isStarted()).isTrue());
+		assertThat(store.decide(bucket, "k", List.of(LimitSpec.of(2, "1m", Algorithm.GCRA)), 1).remaining())
+			.isEqualTo(1);
+		assertThat(redis.server().command("KEYS", "rl:{" + bucket + ":*")).contains("rl:{" + bucket + ":k}:gcra0");
+	}
+
+	@Test
+	void aRepeatedRejectionIsAnsweredLocallyUnlessDisabled() {
+		withRedis().run((context) -> assertThat(localRejectionsAfterThreeRequests(context)).isEqualTo(1));
+		withRedis().withPropertyValues("ratelimit.redis.local-rejections.enabled=false")
+			.run((context) -> assertThat(localRejectionsAfterThreeRequests(context)).isZero());
+	}
+
+	private static long localRejectionsAfterThreeRequests(AssertableApplicationContext context) {
+		FailoverRateLimitStore store = context.getBean(FailoverRateLimitStore.class);
+		java.util.List<io.github.ratelimit.LimitSpec> limits = java.util.List
+			.of(io.github.ratelimit.LimitSpec.of(1, "1h", io.github.ratelimit.Algorithm.SLIDING_LOG));
+		String key = "local-" + System.nanoTime();
+		assertThat(store.decide("b", key, limits, 1).allowed()).isTrue();
+		assertThat(store.decide("b", key, limits, 1).allowed()).isFalse();
+		assertThat(store.decide("b", key, limits, 1).allowed()).isFalse();
+		return store.status().localRejections();
+	}
+
 	@Test
 	void withRedisDownTheContextStillStartsAndTheFailureModeApplies() {
-		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+		assertDegradedWhileRedisIsDown(this.runner);
+	}
+
+	@Test
+	void withRedisDownOnJedisTheFailureModeAppliesAlike() {
+		assertDegradedWhileRedisIsDown(this.runner.withClassLoader(new FilteredClassLoader("io.lettuce")));
+	}
+
+	private static void assertDegradedWhileRedisIsDown(ApplicationContextRunner runner) {
+		runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + unusedPort(),
 					"ratelimit.failure-mode=closed")
 			.run((context) -> {
@@ -87,6 +175,15 @@ class RedisStoreAutoConfigurationTests {
 				// Failures: the decision, and the check's own try of the store.
 				assertThat(health.getDetails()).containsEntry("state", "degraded").containsEntry("failures", 2L);
 			});
+	}
+
+	@Test
+	void closingTheContextClosesTheStoresConnectionOnceBeforeTheClient(CapturedOutput output) {
+		withRedis().run((context) -> {
+			RedisRateLimitStore store = (RedisRateLimitStore) context.getBean(FailoverRateLimitStore.class).primary();
+			assertThat(store.isStarted()).isTrue();
+		});
+		assertThat(output).doesNotContain("Connection is already closed").doesNotContain("WARN");
 	}
 
 	@Test

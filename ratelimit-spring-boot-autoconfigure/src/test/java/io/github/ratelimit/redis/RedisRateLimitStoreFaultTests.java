@@ -34,7 +34,8 @@ import static org.assertj.core.api.Assertions.fail;
 /**
  * {@link RedisRateLimitStore} against a Redis the test stalls, flushes, stops and
  * restarts: scripts come back after {@code NOSCRIPT}, no call waits longer than the
- * timeout, and the data layout (hash tags, TTLs, bounded key names) holds.
+ * timeout, and the data layout (hash tags, TTLs, bounded key names) holds. On Lettuce
+ * here; subclasses run the same tests on another client through {@link #builder()}.
  */
 class RedisRateLimitStoreFaultTests {
 
@@ -50,6 +51,8 @@ class RedisRateLimitStoreFaultTests {
 
 	private final List<RedisRateLimitStore> stores = new ArrayList<>();
 
+	private final List<RedisClient> clients = new ArrayList<>();
+
 	@BeforeAll
 	static void connect() {
 		client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
@@ -60,9 +63,29 @@ class RedisRateLimitStoreFaultTests {
 		client.shutdown();
 	}
 
+	/**
+	 * Returns a builder on the client under test.
+	 * @return a builder
+	 */
+	protected RedisRateLimitStore.Builder builder() {
+		return RedisRateLimitStore.builder(client);
+	}
+
+	/**
+	 * Returns a builder as another application instance would make it, on a client of its
+	 * own.
+	 * @return a builder
+	 */
+	protected RedisRateLimitStore.Builder anotherInstanceBuilder() {
+		RedisClient anotherClient = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
+		this.clients.add(anotherClient);
+		return RedisRateLimitStore.builder(anotherClient);
+	}
+
 	@AfterEach
 	void closeStores() {
 		this.stores.forEach(RedisRateLimitStore::close);
+		this.clients.forEach(RedisClient::shutdown);
 		RedisServer server = redis.server();
 		if (!server.isRunning()) {
 			server.start();
@@ -74,7 +97,7 @@ class RedisRateLimitStoreFaultTests {
 	}
 
 	private RedisRateLimitStore store(Duration timeout, String prefix) {
-		RedisRateLimitStore store = RedisRateLimitStore.builder(client).keyPrefix(prefix).timeout(timeout).build();
+		RedisRateLimitStore store = builder().keyPrefix(prefix).timeout(timeout).build();
 		store.start(Duration.ofSeconds(5));
 		this.stores.add(store);
 		return store;
@@ -175,7 +198,7 @@ class RedisRateLimitStoreFaultTests {
 	@Test
 	void aStoreCreatedWhileRedisIsDownWorksOnceRedisIsBack() {
 		redis.server().stop();
-		RedisRateLimitStore store = RedisRateLimitStore.builder(client).keyPrefix("late").timeout(TIMEOUT).build();
+		RedisRateLimitStore store = builder().keyPrefix("late").timeout(TIMEOUT).build();
 		this.stores.add(store);
 		store.start(Duration.ofMillis(300));
 		assertThatExceptionOfType(RateLimitStoreException.class)
@@ -239,35 +262,24 @@ class RedisRateLimitStoreFaultTests {
 
 	@Test
 	void eightThreadsOnEachOfTwoStoresAdmitExactlyTheLimit() throws Exception {
-		RedisClient secondClient = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
-		try {
-			RedisRateLimitStore second = RedisRateLimitStore.builder(secondClient)
-				.keyPrefix("fault")
-				.timeout(Duration.ofSeconds(5))
-				.build();
-			this.stores.add(second);
-			RedisRateLimitStore first = store(Duration.ofSeconds(5));
-			for (Algorithm algorithm : Algorithm.values()) {
-				List<LimitSpec> limits = limit(50, algorithm);
-				assertThat(hammer(List.of(first, second), algorithm.name(), limits)).as(algorithm.name()).isEqualTo(50);
-			}
-		}
-		finally {
-			secondClient.shutdown();
+		RedisRateLimitStore second = anotherInstanceBuilder().keyPrefix("fault").timeout(Duration.ofSeconds(5)).build();
+		this.stores.add(second);
+		RedisRateLimitStore first = store(Duration.ofSeconds(5));
+		for (Algorithm algorithm : Algorithm.values()) {
+			List<LimitSpec> limits = limit(50, algorithm);
+			assertThat(hammer(List.of(first, second), algorithm.name(), limits)).as(algorithm.name()).isEqualTo(50);
 		}
 	}
 
 	@Test
 	void twoStoresSharingAManualClockAdmitExactlyTheLimitForEveryAlgorithm() throws Exception {
 		ManualTimeSource time = new ManualTimeSource(1_800_000_000_000_000L);
-		RedisRateLimitStore first = RedisRateLimitStore.builder(client)
-			.keyPrefix("fault")
+		RedisRateLimitStore first = builder().keyPrefix("fault")
 			.timeSource(time)
 			.expirySlack(Duration.ofMinutes(10))
 			.timeout(Duration.ofSeconds(5))
 			.build();
-		RedisRateLimitStore second = RedisRateLimitStore.builder(client)
-			.keyPrefix("fault")
+		RedisRateLimitStore second = builder().keyPrefix("fault")
 			.timeSource(time)
 			.expirySlack(Duration.ofMinutes(10))
 			.timeout(Duration.ofSeconds(5))

@@ -44,6 +44,8 @@ class RedisRateLimitStoreTests extends RateLimitStoreContractTests {
 			.timeSource(time)
 			.expirySlack(Duration.ofMinutes(10))
 			.timeout(Duration.ofSeconds(5))
+			// Semantics, not latency: a loaded machine may take seconds to connect.
+			.connectTimeout(Duration.ofSeconds(30))
 			.build();
 	}
 

@@ -59,7 +59,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			.maximumSize(builder.maxKeys)
 			.ticker(this.clock)
 			.expireAfter(new StateExpiry())
-			.evictionListener((StateKey key, KeyState state, RemovalCause cause) -> {
+			.evictionListener((@Nullable StateKey key, @Nullable KeyState state, RemovalCause cause) -> {
 				if (state != null) {
 					state.retire();
 				}

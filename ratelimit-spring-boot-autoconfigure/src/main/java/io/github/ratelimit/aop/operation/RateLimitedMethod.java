@@ -4,6 +4,10 @@ import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Set;
 
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.core.annotation.RepeatableContainers;
+
 import io.github.ratelimit.annotation.RateLimited;
 
 /**
@@ -14,6 +18,8 @@ import io.github.ratelimit.annotation.RateLimited;
  * @author ratelimit-spring-boot-starter authors
  */
 public final class RateLimitedMethod {
+
+	private static final String SCHEDULED = "org.springframework.scheduling.annotation.Scheduled";
 
 	private final Method method;
 
@@ -27,6 +33,8 @@ public final class RateLimitedMethod {
 
 	private final boolean refundsAfterCall;
 
+	private final boolean scheduledTask;
+
 	RateLimitedMethod(Method method, List<RateLimitedOperation> operations, Set<String> parameterNames,
 			String description) {
 		this.method = method;
@@ -35,6 +43,28 @@ public final class RateLimitedMethod {
 		this.parameterNames = Set.copyOf(parameterNames);
 		this.description = description;
 		this.refundsAfterCall = operations.stream().anyMatch((operation) -> operation.refundWhen() != null);
+		this.scheduledTask = method.getReturnType() == void.class && MergedAnnotations
+			.from(method, SearchStrategy.TYPE_HIERARCHY, RepeatableContainers.standardRepeatables())
+			.isPresent(SCHEDULED);
+	}
+
+	/**
+	 * Returns the method for messages, e.g. {@code ReportJob.refresh()}.
+	 * @return the description
+	 */
+	public String description() {
+		return this.description;
+	}
+
+	/**
+	 * Returns whether the method is a {@code @Scheduled} task returning {@code void}: a
+	 * call rejected without a fallback method then skips the tick, logged at DEBUG,
+	 * rather than throwing into the scheduler, which would log an ERROR with a stack
+	 * trace on every rejected tick.
+	 * @return {@code true} for a void {@code @Scheduled} method
+	 */
+	public boolean scheduledTask() {
+		return this.scheduledTask;
 	}
 
 	/**

@@ -1,0 +1,220 @@
+package io.github.ratelimit.gateway;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+import org.springframework.cloud.gateway.event.FilterArgsEvent;
+import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
+import org.springframework.cloud.gateway.support.ConfigurationService;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.server.ResponseStatusException;
+
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.Acquisition;
+import io.github.ratelimit.acquire.Bucket;
+import io.github.ratelimit.acquire.PermitRequest;
+import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.bucket.BucketDefinition;
+import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.store.StoreUnavailableException;
+import io.github.ratelimit.web.RateLimitHeaders;
+import io.github.ratelimit.web.ResponseLimits;
+
+/**
+ * A Spring Cloud Gateway
+ * {@link org.springframework.cloud.gateway.filter.ratelimit.RateLimiter RateLimiter} for
+ * the {@code RequestRateLimiter} filter, backed by the buckets of
+ * {@code ratelimit.buckets}: any of the seven algorithms, several limits per bucket,
+ * shadow mode, on the configured store (Redis or in-memory) with its failure mode.
+ * <p>
+ * A route names its bucket, and optionally the permits each request costs, in the
+ * filter's arguments ({@value #CONFIGURATION_PROPERTY_NAME}{@code .bucket},
+ * {@value #CONFIGURATION_PROPERTY_NAME}{@code .cost}); without them its bucket is the one
+ * named like the route id, at cost 1. The key within the bucket is what the route's
+ * {@code KeyResolver} gives, so two routes naming one bucket share its counter for each
+ * key. A bucket no {@code ratelimit.buckets} entry (or {@code @RateLimited} method)
+ * defines is an {@link InvalidRouteException} naming the route, the bucket and the fix,
+ * never a silent default.
+ * <p>
+ * Permits are taken through the {@link Acquirer}'s asynchronous path, so no Netty thread
+ * waits for Redis, and a leaky bucket's delay is a timer, not a sleep. Every decision
+ * gives the response its limit headers ({@link RateLimitHeaders}, as
+ * {@code ratelimit.headers} chooses); a rejection adds {@code Retry-After} and the filter
+ * answers with its status code (429 by default). When the store cannot decide and
+ * {@code ratelimit.failure-mode} is {@code closed}, the request fails with 503 Service
+ * Unavailable; {@code fallback} and {@code open} are decided by the store itself.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Config> {
+
+	/**
+	 * The prefix of this limiter's arguments in a {@code RequestRateLimiter} filter, e.g.
+	 * {@code ratelimit.bucket: api}.
+	 */
+	public static final String CONFIGURATION_PROPERTY_NAME = "ratelimit";
+
+	private final BucketRegistry registry;
+
+	private final Acquirer acquirer;
+
+	private final RateLimitHeaders headers;
+
+	private final Map<String, RoutePlan> plans = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the limiter.
+	 * @param registry the buckets routes name
+	 * @param acquirer takes the permits
+	 * @param headers works out the limit headers
+	 * @param configurationService binds the filter arguments of each route
+	 */
+	public BucketRateLimiter(BucketRegistry registry, Acquirer acquirer, RateLimitHeaders headers,
+			@Nullable ConfigurationService configurationService) {
+		super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
+		this.registry = Objects.requireNonNull(registry, "'registry' must not be null");
+		this.acquirer = Objects.requireNonNull(acquirer, "'acquirer' must not be null");
+		this.headers = Objects.requireNonNull(headers, "'headers' must not be null");
+	}
+
+	/**
+	 * Binds a route's arguments and checks them while the route is built, so that a
+	 * misnamed bucket or a bad cost rejects the route (the gateway reports it with the
+	 * route id) rather than its requests.
+	 */
+	@Override
+	public void onApplicationEvent(FilterArgsEvent event) {
+		super.onApplicationEvent(event);
+		Config config = getConfig().get(event.getRouteId());
+		if (config != null) {
+			this.plans.put(event.getRouteId(), plan(event.getRouteId(), config));
+		}
+	}
+
+	@Override
+	public Mono<Response> isAllowed(String routeId, String id) {
+		RoutePlan plan;
+		try {
+			plan = this.plans.computeIfAbsent(routeId, (route) -> plan(route, new Config()));
+		}
+		catch (InvalidRouteException ex) {
+			return Mono.error(ex);
+		}
+		List<PermitRequest> requests = List.of(PermitRequest.of(plan.bucket(), id, plan.cost()));
+		return Mono.fromCompletionStage(() -> this.acquirer.acquireAsync(requests))
+			.map(this::response)
+			.onErrorMap(StoreUnavailableException.class,
+					(ex) -> new ResponseStatusException(HttpStatus.SERVICE_UNAVAILABLE,
+							"Rate limit store unavailable (ratelimit.failure-mode=closed)", ex));
+	}
+
+	private Response response(Acquisition acquisition) {
+		Map<String, String> fields = new LinkedHashMap<>();
+		ResponseLimits limits = new ResponseLimits();
+		for (RateLimitResult result : acquisition.results()) {
+			this.headers.add(limits, result, fields::put);
+		}
+		if (!acquisition.granted()) {
+			long retryAfter = RateLimitHeaders.retryAfterSeconds(acquisition.rejection().decision());
+			if (retryAfter > 0) {
+				fields.put(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfter));
+			}
+		}
+		return new Response(acquisition.granted(), fields);
+	}
+
+	private RoutePlan plan(String routeId, Config config) {
+		String argument = CONFIGURATION_PROPERTY_NAME + ".bucket";
+		String name = config.getBucket();
+		if (name == null || name.isBlank()) {
+			name = routeId;
+			argument = "its route id (it has no " + argument + " argument)";
+		}
+		if (config.getCost() < 1) {
+			throw new InvalidRouteException(routeId,
+					"Route '" + routeId + "': RequestRateLimiter argument " + CONFIGURATION_PROPERTY_NAME
+							+ ".cost must be at least 1 but was " + config.getCost() + ".",
+					"Set " + CONFIGURATION_PROPERTY_NAME + ".cost to the permits one request takes, or leave it out"
+							+ " for 1.");
+		}
+		if (this.registry.find(name) == null) {
+			List<String> defined = this.registry.buckets().stream().map(BucketDefinition::name).toList();
+			throw new InvalidRouteException(routeId,
+					"Route '" + routeId + "': RequestRateLimiter names bucket '" + name + "' by " + argument
+							+ ", but no ratelimit.buckets." + name + " entry defines it.",
+					"Define it (e.g. ratelimit.buckets." + name + ".limit=100 and ratelimit.buckets." + name
+							+ ".window=1m), or set the filter argument " + CONFIGURATION_PROPERTY_NAME
+							+ ".bucket to a defined bucket" + (defined.isEmpty() ? "." : ": " + defined + "."));
+		}
+		BucketDefinition bucket = this.registry.use(name, "route '" + routeId + "' (RequestRateLimiter)");
+		return new RoutePlan(bucket.bucket(), config.getCost());
+	}
+
+	/**
+	 * The bucket a route takes its permits from, and how many per request.
+	 */
+	private record RoutePlan(Bucket bucket, long cost) {
+	}
+
+	/**
+	 * A route's arguments, bound from its {@code RequestRateLimiter} filter:
+	 * {@code ratelimit.bucket} and {@code ratelimit.cost}.
+	 */
+	public static class Config {
+
+		private @Nullable String bucket;
+
+		private long cost = 1;
+
+		/**
+		 * Returns the bucket the route takes its permits from.
+		 * @return the bucket name, or {@code null} for the bucket named like the route
+		 */
+		public @Nullable String getBucket() {
+			return this.bucket;
+		}
+
+		/**
+		 * Sets the bucket the route takes its permits from: a {@code ratelimit.buckets}
+		 * entry.
+		 * @param bucket the bucket name
+		 * @return this config
+		 */
+		public Config setBucket(@Nullable String bucket) {
+			this.bucket = bucket;
+			return this;
+		}
+
+		/**
+		 * Returns the permits each request of the route takes.
+		 * @return the cost, 1 unless set
+		 */
+		public long getCost() {
+			return this.cost;
+		}
+
+		/**
+		 * Sets the permits each request of the route takes.
+		 * @param cost the cost, at least 1
+		 * @return this config
+		 */
+		public Config setCost(long cost) {
+			this.cost = cost;
+			return this;
+		}
+
+		@Override
+		public String toString() {
+			return "bucket=" + this.bucket + ", cost=" + this.cost;
+		}
+
+	}
+
+}

@@ -1,0 +1,63 @@
+package io.github.ratelimit.gateway;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import reactor.core.publisher.Mono;
+import reactor.netty.DisposableServer;
+import reactor.netty.http.server.HttpServer;
+
+/**
+ * The service behind the gateway in tests: a Reactor Netty server on a free port that
+ * answers every request with {@code backend} and counts the requests that reached it.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+final class Backend implements AutoCloseable {
+
+	private final AtomicInteger requests = new AtomicInteger();
+
+	private final DisposableServer server;
+
+	private Backend() {
+		this.server = HttpServer.create().host("127.0.0.1").port(0).handle((request, response) -> {
+			this.requests.incrementAndGet();
+			return response.sendString(Mono.just("backend"));
+		}).bindNow();
+	}
+
+	static Backend start() {
+		return new Backend();
+	}
+
+	String uri() {
+		return "http://127.0.0.1:" + this.server.port();
+	}
+
+	int requests() {
+		return this.requests.get();
+	}
+
+	@Override
+	public void close() {
+		this.server.disposeNow();
+	}
+
+	/**
+	 * Sends a GET through a gateway, as user {@code user} (the {@code X-User} header the
+	 * test key resolver reads).
+	 */
+	static HttpResponse<String> get(HttpClient client, int port, String path, String user) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+			.header("X-User", user)
+			.timeout(Duration.ofSeconds(30))
+			.GET()
+			.build();
+		return client.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
+}

@@ -1,0 +1,112 @@
+package io.github.ratelimit.gateway;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewayFilterFactory;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Real gateway routes on Netty, limited by {@link BucketRateLimiter} through the
+ * {@code RequestRateLimiter} filter with the application's key resolver, in front of a
+ * local backend; in-memory store (no Redis in this gateway). The routes are in
+ * {@code application-routes.yml}, the first one as the README shows it.
+ */
+@SpringBootTest(classes = GatewayTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT)
+@ActiveProfiles("routes")
+class GatewayRouteTests {
+
+	private static final Backend backend = Backend.start();
+
+	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	RequestRateLimiterGatewayFilterFactory requestRateLimiter;
+
+	@Autowired
+	BucketRateLimiter bucketRateLimiter;
+
+	@DynamicPropertySource
+	static void backend(DynamicPropertyRegistry registry) {
+		registry.add("backend.uri", backend::uri);
+	}
+
+	@AfterAll
+	static void stopBackend() {
+		backend.close();
+	}
+
+	@Test
+	void theFilterUsesOurLimiterByDefault() {
+		assertThat(this.requestRateLimiter.getDefaultRateLimiter()).isSameAs(this.bucketRateLimiter);
+	}
+
+	@Test
+	void aRouteAnswers429WithOurHeadersOnceItsBucketIsSpent() throws Exception {
+		int before = backend.requests();
+		for (int i = 4; i >= 0; i--) {
+			HttpResponse<String> allowed = get("/api/items", "alice");
+			assertThat(allowed.statusCode()).isEqualTo(200);
+			assertThat(allowed.body()).isEqualTo("backend");
+			assertThat(allowed.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=5;w=60");
+			assertThat(allowed.headers().firstValue("RateLimit")).get().asString().startsWith("\"api\";r=" + i + ";t=");
+			assertThat(allowed.headers().firstValue("Retry-After")).isEmpty();
+		}
+		HttpResponse<String> rejected = get("/api/items", "alice");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.headers().firstValue("RateLimit-Policy")).hasValue("\"api\";q=5;w=60");
+		assertThat(rejected.headers().firstValue("RateLimit")).get().asString().startsWith("\"api\";r=0;t=");
+		assertThat(rejected.headers().firstValue("Retry-After")).get()
+			.satisfies((seconds) -> assertThat(Long.parseLong(seconds)).isBetween(1L, 60L));
+		assertThat(backend.requests()).isEqualTo(before + 5);
+		// The key is the key resolver's: another user has a bucket of their own.
+		assertThat(get("/api/items", "bob").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void aRouteTakesItsCostPerRequest() throws Exception {
+		assertThat(get("/reports/q1", "alice").headers().firstValue("RateLimit")).get()
+			.asString()
+			.startsWith("\"reports\";r=6;");
+		assertThat(get("/reports/q1", "alice").statusCode()).isEqualTo(200);
+		HttpResponse<String> rejected = get("/reports/q1", "alice");
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.headers().firstValue("RateLimit")).get().asString().startsWith("\"reports\";r=2;");
+	}
+
+	@Test
+	void aRouteWithoutABucketArgumentUsesTheBucketNamedLikeIt() throws Exception {
+		HttpResponse<String> allowed = get("/orders/1", "alice");
+		assertThat(allowed.statusCode()).isEqualTo(200);
+		assertThat(allowed.headers().firstValue("RateLimit-Policy")).hasValue("\"orders\";q=1;w=3600");
+		assertThat(get("/orders/1", "alice").statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void aShadowBucketNeverRejectsNorAdvertises() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			HttpResponse<String> response = get("/trial/x", "alice");
+			assertThat(response.statusCode()).isEqualTo(200);
+			assertThat(response.headers().firstValue("RateLimit")).isEmpty();
+		}
+	}
+
+	private HttpResponse<String> get(String path, String user) throws Exception {
+		return Backend.get(this.client, this.port, path, user);
+	}
+
+}

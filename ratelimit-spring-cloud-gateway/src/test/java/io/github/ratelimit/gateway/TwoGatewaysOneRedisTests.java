@@ -1,0 +1,115 @@
+package io.github.ratelimit.gateway;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewayFilterFactory;
+import org.springframework.cloud.gateway.filter.ratelimit.RedisRateLimiter;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two gateways (two application contexts on their own ports) on one real Redis admit
+ * exactly the limit between them, each answering the rest with 429 and our headers.
+ */
+class TwoGatewaysOneRedisTests {
+
+	private static final int LIMIT = 20;
+
+	private static final int REQUESTS = 60;
+
+	@RegisterExtension
+	static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+	private static final Backend backend = Backend.start();
+
+	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+	@AfterAll
+	static void stopBackend() {
+		backend.close();
+	}
+
+	@Test
+	void twoGatewaysOnOneRedisAdmitExactlyTheLimitBetweenThem() throws Exception {
+		try (ConfigurableApplicationContext first = gateway(); ConfigurableApplicationContext second = gateway()) {
+			for (ConfigurableApplicationContext gateway : List.of(first, second)) {
+				assertThat(gateway.getBean(RateLimitStore.class).name()).contains("redis");
+				// Redis is here, so the gateway has its own limiter too; the filter uses
+				// ours.
+				assertThat(gateway.getBeansOfType(RedisRateLimiter.class)).hasSize(1);
+				assertThat(gateway.getBean(RequestRateLimiterGatewayFilterFactory.class).getDefaultRateLimiter())
+					.isSameAs(gateway.getBean(BucketRateLimiter.class));
+			}
+			int[] ports = { port(first), port(second) };
+			List<HttpResponse<String>> responses = sendConcurrently(ports);
+			List<HttpResponse<String>> admitted = responses.stream().filter((r) -> r.statusCode() == 200).toList();
+			List<HttpResponse<String>> rejected = responses.stream().filter((r) -> r.statusCode() == 429).toList();
+			assertThat(admitted.size() + rejected.size()).as("only 200 and 429").isEqualTo(REQUESTS);
+			assertThat(admitted).as("admitted by two gateways sharing one Redis").hasSize(LIMIT);
+			assertThat(backend.requests()).isEqualTo(LIMIT);
+			assertThat(rejected).allSatisfy((response) -> {
+				assertThat(response.headers().firstValue("RateLimit-Policy"))
+					.hasValue("\"api\";q=" + LIMIT + ";w=3600");
+				assertThat(response.headers().firstValue("RateLimit")).get().asString().startsWith("\"api\";r=0;t=");
+				assertThat(response.headers().firstValue("Retry-After")).isPresent();
+			});
+			assertThat(redis.server().command("KEYS", "rl:{api:}*").split("\n")).as("one shared key in Redis")
+				.hasSize(1);
+		}
+	}
+
+	private List<HttpResponse<String>> sendConcurrently(int[] ports) throws Exception {
+		ExecutorService executor = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<HttpResponse<String>>> futures = new ArrayList<>();
+			for (int i = 0; i < REQUESTS; i++) {
+				int port = ports[i % 2];
+				futures.add(executor.submit(() -> Backend.get(this.client, port, "/api/items", "alice")));
+			}
+			List<HttpResponse<String>> responses = new ArrayList<>();
+			for (Future<HttpResponse<String>> future : futures) {
+				responses.add(future.get());
+			}
+			return responses;
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	private static ConfigurableApplicationContext gateway() {
+		String route = "spring.cloud.gateway.server.webflux.routes[0]";
+		return new SpringApplicationBuilder(GatewayTestApplication.class).run("--server.port=0",
+				"--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
+				"--ratelimit.store=redis", "--ratelimit.failure-mode=closed",
+				// Redis shares two busy cores with the build: exactness is this test's
+				// subject, not the timeout (a decision that timed out would be a 503).
+				"--ratelimit.redis.timeout=2s", "--ratelimit.buckets.api.algorithm=sliding-log",
+				"--ratelimit.buckets.api.limit=" + LIMIT, "--ratelimit.buckets.api.window=1h", "--" + route + ".id=api",
+				"--" + route + ".uri=" + backend.uri(), "--" + route + ".predicates[0]=Path=/api/**",
+				"--" + route + ".filters[0].name=RequestRateLimiter",
+				"--" + route + ".filters[0].args.key-resolver=#{@userKeyResolver}",
+				"--" + route + ".filters[0].args.ratelimit.bucket=api");
+	}
+
+	private static int port(ConfigurableApplicationContext context) {
+		return ((WebServerApplicationContext) context).getWebServer().getPort();
+	}
+
+}
