@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.Acquisition;
@@ -36,9 +37,9 @@ public final class RateLimiter {
 
 	private final Acquirer acquirer;
 
-	private final Bucket bucket;
+	private final Supplier<Bucket> bucket;
 
-	private RateLimiter(Acquirer acquirer, Bucket bucket) {
+	private RateLimiter(Acquirer acquirer, Supplier<Bucket> bucket) {
 		this.acquirer = Objects.requireNonNull(acquirer, "'acquirer' must not be null");
 		this.bucket = Objects.requireNonNull(bucket, "'bucket' must not be null");
 	}
@@ -51,6 +52,19 @@ public final class RateLimiter {
 	 * @return the limiter
 	 */
 	public static RateLimiter of(Acquirer acquirer, Bucket bucket) {
+		Objects.requireNonNull(bucket, "'bucket' must not be null");
+		return new RateLimiter(acquirer, () -> bucket);
+	}
+
+	/**
+	 * Returns a limiter that reads its bucket from {@code bucket} on every call, so that
+	 * limits changed at runtime (a live change through the actuator endpoint) apply to a
+	 * limiter handed out before the change.
+	 * @param acquirer the acquirer (its store, waiter and observers)
+	 * @param bucket supplies the bucket as it is now; never {@code null}
+	 * @return the limiter
+	 */
+	public static RateLimiter of(Acquirer acquirer, Supplier<Bucket> bucket) {
 		return new RateLimiter(acquirer, bucket);
 	}
 
@@ -78,7 +92,7 @@ public final class RateLimiter {
 	 * @return the bucket
 	 */
 	public Bucket bucket() {
-		return this.bucket;
+		return this.bucket.get();
 	}
 
 	/**
@@ -98,7 +112,7 @@ public final class RateLimiter {
 	 * @return the result; {@link RateLimitResult#proceeds()} tells whether to go on
 	 */
 	public RateLimitResult tryAcquire(String key, long cost) {
-		return this.acquirer.tryAcquire(PermitRequest.of(this.bucket, key, cost));
+		return this.acquirer.tryAcquire(PermitRequest.of(bucket(), key, cost));
 	}
 
 	/**
@@ -126,13 +140,13 @@ public final class RateLimiter {
 	 * @throws InterruptedException when interrupted while waiting for the permit
 	 */
 	public RateLimitResult acquire(String key, long cost, Duration maxWait) throws InterruptedException {
-		PermitRequest request = new PermitRequest(this.bucket, key, this.bucket.limits(), cost,
-				WaitPolicy.waitUpTo(maxWait));
+		Bucket bucket = bucket();
+		PermitRequest request = new PermitRequest(bucket, key, bucket.limits(), cost, WaitPolicy.waitUpTo(maxWait));
 		Acquisition acquisition = this.acquirer.acquire(List.of(request));
 		if (!acquisition.granted()) {
 			if (Thread.interrupted()) {
 				throw new InterruptedException(
-						"Interrupted while waiting for a permit of bucket '" + this.bucket.name() + "'");
+						"Interrupted while waiting for a permit of bucket '" + bucket.name() + "'");
 			}
 			throw acquisition.exception();
 		}
@@ -145,7 +159,7 @@ public final class RateLimiter {
 	 * @param cost the permits, at least 1
 	 */
 	public void refund(String key, long cost) {
-		this.acquirer.refund(PermitRequest.of(this.bucket, key, cost));
+		this.acquirer.refund(PermitRequest.of(bucket(), key, cost));
 	}
 
 	/**
@@ -154,7 +168,8 @@ public final class RateLimiter {
 	 * @return the state as a decision
 	 */
 	public Decision peek(String key) {
-		return this.acquirer.store().peek(this.bucket.name(), key, this.bucket.limits());
+		Bucket bucket = bucket();
+		return this.acquirer.store().peek(bucket.name(), key, bucket.limits());
 	}
 
 	/**
@@ -162,12 +177,13 @@ public final class RateLimiter {
 	 * @param key the key
 	 */
 	public void reset(String key) {
-		this.acquirer.store().reset(this.bucket.name(), key, this.bucket.limits());
+		Bucket bucket = bucket();
+		this.acquirer.store().reset(bucket.name(), key, bucket.limits());
 	}
 
 	@Override
 	public String toString() {
-		return "RateLimiter " + this.bucket;
+		return "RateLimiter " + bucket();
 	}
 
 	/**
@@ -230,7 +246,7 @@ public final class RateLimiter {
 				throw new IllegalArgumentException(
 						"a RateLimiter needs at least one limit (bucket '" + this.bucket + "')");
 			}
-			return new RateLimiter(this.acquirer, new Bucket(this.bucket, this.limits, this.mode));
+			return of(this.acquirer, new Bucket(this.bucket, this.limits, this.mode));
 		}
 
 	}

@@ -1,16 +1,22 @@
 package io.github.ratelimit.actuate;
 
+import java.security.Principal;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.Durations;
@@ -18,6 +24,9 @@ import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.acquire.Outcome;
 import io.github.ratelimit.bucket.BucketDefinition;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.LimitOverride;
+import io.github.ratelimit.bucket.LiveLimits;
+import io.github.ratelimit.bucket.LiveLimits.ChangeRejectedException;
 import io.github.ratelimit.status.StoreStatus;
 import io.github.ratelimit.status.StoreStatusSource;
 import io.github.ratelimit.store.RateLimitStore;
@@ -25,7 +34,11 @@ import io.github.ratelimit.store.RateLimitStore;
 /**
  * {@code /actuator/ratelimits}: every bucket with its limits, source and counts, the
  * store and its failure state; one key's state without consuming ({@code GET
- * /actuator/ratelimits/{bucket}/{key}}); and resetting one key ({@code DELETE}).
+ * /actuator/ratelimits/{bucket}/{key}}); resetting one key ({@code DELETE}); and, when
+ * {@code ratelimit.endpoint.limits-write-enabled} is set, changing a bucket's limits at
+ * runtime ({@code POST /actuator/ratelimits/{bucket}}) and clearing that change
+ * ({@code DELETE /actuator/ratelimits/{bucket}}). A key's reset does not clear a live
+ * change of its bucket's limits.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -40,8 +53,10 @@ public class RateLimitsEndpoint {
 
 	private final StoreStatusSource status;
 
+	private final @Nullable LiveLimits liveLimits;
+
 	/**
-	 * Creates the endpoint.
+	 * Creates the endpoint, without live limit changes.
 	 * @param registry the buckets
 	 * @param store the store
 	 * @param statistics counts per bucket
@@ -49,10 +64,24 @@ public class RateLimitsEndpoint {
 	 */
 	public RateLimitsEndpoint(BucketRegistry registry, RateLimitStore store, RateLimitStatistics statistics,
 			StoreStatusSource status) {
+		this(registry, store, statistics, status, null);
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param registry the buckets
+	 * @param store the store
+	 * @param statistics counts per bucket
+	 * @param status the store's failure state
+	 * @param liveLimits live limit changes, or {@code null} to refuse them
+	 */
+	public RateLimitsEndpoint(BucketRegistry registry, RateLimitStore store, RateLimitStatistics statistics,
+			StoreStatusSource status, @Nullable LiveLimits liveLimits) {
 		this.registry = registry;
 		this.store = store;
 		this.statistics = statistics;
 		this.status = status;
+		this.liveLimits = liveLimits;
 	}
 
 	/**
@@ -63,12 +92,7 @@ public class RateLimitsEndpoint {
 	public RateLimitsDescriptor rateLimits() {
 		List<BucketDescriptor> buckets = new ArrayList<>();
 		for (BucketDefinition bucket : this.registry.buckets()) {
-			RateLimitStatistics.Counts counts = this.statistics.get(bucket.name());
-			String perCall = this.registry.perCallLimit(bucket.name());
-			buckets.add(new BucketDescriptor(bucket.name(), bucket.source().name().toLowerCase(Locale.ROOT),
-					bucket.mode().name().toLowerCase(Locale.ROOT), limits(bucket.limits(), perCall != null), perCall,
-					counts.count(Outcome.ALLOWED), counts.count(Outcome.WAITED), counts.count(Outcome.REJECTED),
-					counts.count(Outcome.SHADOW_REJECTED), counts.count(Outcome.ERROR)));
+			buckets.add(bucket(bucket));
 		}
 		StoreStatus status = this.status.status();
 		return new RateLimitsDescriptor(
@@ -142,6 +166,90 @@ public class RateLimitsEndpoint {
 	}
 
 	/**
+	 * Changes a bucket's limits at runtime, on every instance that shares the store: the
+	 * settings are those of {@code ratelimit.buckets.<bucket>}, checked the same way, and
+	 * laid over them until cleared.
+	 * @param bucket the bucket name
+	 * @param limit permits per window
+	 * @param window the window, e.g. {@code 1m}
+	 * @param burst the burst
+	 * @param segments the sliding window counter segments
+	 * @param algorithm the algorithm, e.g. {@code sliding-log}
+	 * @param index which limit to change, for a bucket with several
+	 * ({@code ratelimit.buckets.<bucket>.limits[index]})
+	 * @param securityContext who asks
+	 * @return the bucket as it is now
+	 * @throws ChangeRejectedException when live changes are off, the bucket is unknown or
+	 * a setting is invalid
+	 */
+	@WriteOperation
+	public LiveChangeDescriptor setLimits(@Selector String bucket, @Nullable String limit, @Nullable String window,
+			@Nullable String burst, @Nullable String segments, @Nullable String algorithm, @Nullable String index,
+			SecurityContext securityContext) {
+		if (index != null && !index.matches("\\d{1,3}")) {
+			throw new ChangeRejectedException(ChangeRejectedException.Reason.INVALID, "ratelimit.buckets." + bucket
+					+ ".limits: 'index' must be the position of a limit (0, 1, ...) but was '" + index + "'");
+		}
+		String prefix = (index != null) ? "limits[" + index + "]." : "";
+		Map<String, String> fields = new LinkedHashMap<>();
+		put(fields, prefix + "algorithm", algorithm);
+		put(fields, prefix + "limit", limit);
+		put(fields, prefix + "window", window);
+		put(fields, prefix + "burst", burst);
+		put(fields, prefix + "segments", segments);
+		return change(liveLimits().set(bucket, fields, changedBy(securityContext)));
+	}
+
+	/**
+	 * Clears a bucket's live change, so that its own limits apply again on every instance
+	 * that shares the store.
+	 * @param bucket the bucket name
+	 * @param securityContext who asks
+	 * @return the bucket as it is now
+	 * @throws ChangeRejectedException when live changes are off or the bucket is unknown
+	 */
+	@DeleteOperation
+	public LiveChangeDescriptor clearLimits(@Selector String bucket, SecurityContext securityContext) {
+		return change(liveLimits().clear(bucket, changedBy(securityContext)));
+	}
+
+	private LiveLimits liveLimits() {
+		if (this.liveLimits == null) {
+			throw new ChangeRejectedException(ChangeRejectedException.Reason.DISABLED,
+					"This endpoint was created without live limit changes");
+		}
+		return this.liveLimits;
+	}
+
+	private LiveChangeDescriptor change(BucketDefinition bucket) {
+		return new LiveChangeDescriptor(bucket(bucket),
+				liveLimits().shared() ? "every instance on this Redis" : "this instance only");
+	}
+
+	private static void put(Map<String, String> fields, String name, @Nullable String value) {
+		if (value != null) {
+			fields.put(name, value);
+		}
+	}
+
+	private static String changedBy(SecurityContext securityContext) {
+		Principal principal = securityContext.getPrincipal();
+		return (principal != null) ? principal.getName() : "anonymous";
+	}
+
+	private BucketDescriptor bucket(BucketDefinition bucket) {
+		RateLimitStatistics.Counts counts = this.statistics.get(bucket.name());
+		LimitOverride override = bucket.override();
+		// A limit that configuration (or a live change) sets wins over a limitExpression.
+		String perCall = bucket.limitConfigured() ? null : this.registry.perCallLimit(bucket.name());
+		return new BucketDescriptor(bucket.name(), bucket.source().name().toLowerCase(Locale.ROOT),
+				bucket.mode().name().toLowerCase(Locale.ROOT), limits(bucket.limits(), perCall != null), perCall,
+				counts.count(Outcome.ALLOWED), counts.count(Outcome.WAITED), counts.count(Outcome.REJECTED),
+				counts.count(Outcome.SHADOW_REJECTED), counts.count(Outcome.ERROR), (override != null)
+						? new OverrideDescriptor(override.fields(), override.changedBy(), override.changedAt()) : null);
+	}
+
+	/**
 	 * Describes the limits; with {@code perCall} the first limit's permits (and its
 	 * burst, when it follows them) are left out: they come from each call.
 	 */
@@ -194,8 +302,8 @@ public class RateLimitsEndpoint {
 	 * One bucket.
 	 *
 	 * @param name the bucket name
-	 * @param source {@code annotation}, {@code configuration}, {@code filter} or
-	 * {@code programmatic}
+	 * @param source {@code annotation}, {@code configuration}, {@code filter},
+	 * {@code programmatic}, or {@code override} while a live change applies
 	 * @param mode {@code enforce} or {@code shadow}
 	 * @param limits the limits; the first one's {@code limit} is {@code null} when
 	 * {@code limitPerCall} sets it
@@ -207,9 +315,31 @@ public class RateLimitsEndpoint {
 	 * @param rejected rejected requests since startup (after any wait)
 	 * @param shadowRejected requests a shadow bucket would have rejected
 	 * @param errors requests the store could not decide
+	 * @param override the live change that applies, or {@code null}
 	 */
 	public record BucketDescriptor(String name, String source, String mode, List<LimitDescriptor> limits,
-			@Nullable String limitPerCall, long allowed, long waited, long rejected, long shadowRejected, long errors) {
+			@Nullable String limitPerCall, long allowed, long waited, long rejected, long shadowRejected, long errors,
+			@Nullable OverrideDescriptor override) {
+	}
+
+	/**
+	 * A live change of a bucket's limits.
+	 *
+	 * @param settings what was set, as {@code ratelimit.buckets.<name>} properties
+	 * @param changedBy who set it: the authenticated principal, or {@code anonymous}
+	 * @param changedAt when
+	 */
+	public record OverrideDescriptor(Map<String, String> settings, String changedBy, Instant changedAt) {
+	}
+
+	/**
+	 * A bucket after a live change.
+	 *
+	 * @param bucket the bucket as it is now
+	 * @param appliesTo {@code every instance on this Redis}, or
+	 * {@code this instance only} with the in-memory store
+	 */
+	public record LiveChangeDescriptor(BucketDescriptor bucket, String appliesTo) {
 	}
 
 	/**

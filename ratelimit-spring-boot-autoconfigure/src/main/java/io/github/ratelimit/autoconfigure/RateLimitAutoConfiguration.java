@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.time.Clock;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 
@@ -22,6 +23,9 @@ import io.github.ratelimit.acquire.RateLimitObserver;
 import io.github.ratelimit.acquire.Waiter;
 import io.github.ratelimit.autoconfigure.RateLimitStartupSummary.StoreTarget;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.InMemoryLiveLimitsStore;
+import io.github.ratelimit.bucket.LiveLimits;
+import io.github.ratelimit.bucket.LiveLimitsStore;
 import io.github.ratelimit.bucket.RateLimiters;
 import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.status.StoreStatus;
@@ -49,6 +53,18 @@ public final class RateLimitAutoConfiguration {
 				RateLimitSettingsMapper.buckets(properties.getBuckets()));
 		registry.validateConfiguration();
 		return registry;
+	}
+
+	/**
+	 * Live limit changes, kept in Redis with the Redis store (shared by every instance),
+	 * otherwise in this instance's memory.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	LiveLimits rateLimitLiveLimits(BucketRegistry registry, ObjectProvider<LiveLimitsStore> store,
+			RateLimitProperties properties) {
+		return new LiveLimits(registry, store.getIfAvailable(InMemoryLiveLimitsStore::new),
+				new LiveLimitSettingsParser(), properties.getEndpoint().isLimitsWriteEnabled(), Clock.systemUTC());
 	}
 
 	@Bean

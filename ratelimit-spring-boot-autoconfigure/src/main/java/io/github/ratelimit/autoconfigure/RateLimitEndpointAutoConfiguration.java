@@ -12,6 +12,7 @@ import io.github.ratelimit.actuate.RateLimitStatistics;
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.actuate.RateLimitsEndpointWebExtension;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.LiveLimits;
 import io.github.ratelimit.status.StoreStatusSource;
 import io.github.ratelimit.store.RateLimitStore;
 
@@ -42,8 +43,8 @@ public final class RateLimitEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
 	RateLimitsEndpoint rateLimitsEndpoint(BucketRegistry registry, RateLimitStore rateLimitStore,
-			RateLimitStatistics statistics, StoreStatusSource status) {
-		return new RateLimitsEndpoint(registry, rateLimitStore, statistics, status);
+			RateLimitStatistics statistics, StoreStatusSource status, LiveLimits liveLimits) {
+		return new RateLimitsEndpoint(registry, rateLimitStore, statistics, status, liveLimits);
 	}
 
 	@Bean

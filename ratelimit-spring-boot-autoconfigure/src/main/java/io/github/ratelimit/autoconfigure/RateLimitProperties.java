@@ -87,6 +87,8 @@ public class RateLimitProperties implements Validator {
 
 	private final Memory memory = new Memory();
 
+	private final Endpoint endpoint = new Endpoint();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -161,6 +163,10 @@ public class RateLimitProperties implements Validator {
 
 	public Memory getMemory() {
 		return this.memory;
+	}
+
+	public Endpoint getEndpoint() {
+		return this.endpoint;
 	}
 
 	@Override
@@ -441,6 +447,30 @@ public class RateLimitProperties implements Validator {
 	}
 
 	/**
+	 * The ratelimits actuator endpoint.
+	 */
+	public static class Endpoint {
+
+		/**
+		 * Whether the endpoint may set and clear live overrides of bucket limits (POST
+		 * and DELETE /actuator/ratelimits/{bucket}). Off by default: a change applies to
+		 * every instance on the same Redis, so open it only where the actuator is secured
+		 * (the endpoint must also allow writes: management.endpoint.ratelimits.access).
+		 * Overrides set elsewhere are applied whatever this says.
+		 */
+		private boolean limitsWriteEnabled;
+
+		public boolean isLimitsWriteEnabled() {
+			return this.limitsWriteEnabled;
+		}
+
+		public void setLimitsWriteEnabled(boolean limitsWriteEnabled) {
+			this.limitsWriteEnabled = limitsWriteEnabled;
+		}
+
+	}
+
+	/**
 	 * The Redis store.
 	 */
 	public static class Redis {
@@ -466,6 +496,13 @@ public class RateLimitProperties implements Validator {
 		 * JVM's clock.
 		 */
 		private TimeSourceType timeSource = TimeSourceType.REDIS;
+
+		/**
+		 * How often each instance checks Redis for live limit changes made through the
+		 * actuator endpoint (one GET of a version key); a change applies on every
+		 * instance within about this long.
+		 */
+		private Duration liveLimitsPollInterval = Duration.ofSeconds(1);
 
 		/**
 		 * Rejections answered by this instance without a Redis call.
@@ -498,6 +535,14 @@ public class RateLimitProperties implements Validator {
 
 		public void setTimeSource(TimeSourceType timeSource) {
 			this.timeSource = timeSource;
+		}
+
+		public Duration getLiveLimitsPollInterval() {
+			return this.liveLimitsPollInterval;
+		}
+
+		public void setLiveLimitsPollInterval(Duration liveLimitsPollInterval) {
+			this.liveLimitsPollInterval = liveLimitsPollInterval;
 		}
 
 	}

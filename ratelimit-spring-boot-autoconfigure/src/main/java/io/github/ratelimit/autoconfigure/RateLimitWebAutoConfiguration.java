@@ -81,7 +81,7 @@ public final class RateLimitWebAutoConfiguration {
 					: "filter-" + i;
 			BucketDefinition bucket = registry.register(bucketName, RateLimitSettingsMapper.limit(rule),
 					BucketSource.FILTER, name);
-			rules.add(FilterRule.builder(name, bucket.bucket())
+			rules.add(FilterRule.builder(name, bucket::bucket)
 				.paths(rule.getPaths())
 				.methods(rule.getMethods())
 				.key(rule.getKey())

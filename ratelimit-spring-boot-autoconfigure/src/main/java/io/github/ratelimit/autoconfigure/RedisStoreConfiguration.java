@@ -25,8 +25,11 @@ import org.springframework.util.ClassUtils;
 import io.github.ratelimit.TimeSource;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.TimeSourceType;
 import io.github.ratelimit.autoconfigure.RateLimitStartupSummary.StoreTarget;
+import io.github.ratelimit.bucket.LiveLimits;
+import io.github.ratelimit.bucket.LiveLimitsStore;
 import io.github.ratelimit.failover.BreakerSettings;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
+import io.github.ratelimit.redis.RedisLiveLimitsStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RejectionCache;
@@ -115,6 +118,26 @@ class RedisStoreConfiguration {
 	@ConditionalOnMissingBean
 	RedisStoreLifecycle rateLimitRedisStoreLifecycle(ObjectProvider<RateLimitStore> rateLimitStore) {
 		return new RedisStoreLifecycle(rateLimitStore);
+	}
+
+	/**
+	 * Live limit changes in Redis, namespaced by the key prefix: every instance on the
+	 * same Redis and prefix shares them.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(LiveLimitsStore.class)
+	RedisLiveLimitsStore rateLimitLiveLimitsStore(RedisConnectionFactory redisConnectionFactory,
+			RateLimitProperties properties) {
+		return new RedisLiveLimitsStore(redisConnectionFactory, properties.getKeyPrefix());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LiveLimitsPoller rateLimitLiveLimitsPoller(LiveLimits rateLimitLiveLimits, RateLimitProperties properties) {
+		RateLimitProperties.Redis redis = properties.getRedis();
+		return new LiveLimitsPoller(rateLimitLiveLimits,
+				positive("ratelimit.redis.live-limits-poll-interval", redis.getLiveLimitsPollInterval()),
+				redis.getConnectTimeout());
 	}
 
 	private static BreakerSettings breaker(RateLimitProperties.Breaker breaker) {

@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
+
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.acquire.Bucket;
 import io.github.ratelimit.acquire.LimitMode;
@@ -14,6 +16,11 @@ import io.github.ratelimit.acquire.LimitMode;
  * A bucket as the application defines it: the {@link Bucket} the acquirer enforces (name,
  * limits, mode), where its limits come from, and the per-call variants of its limits that
  * a {@code limitExpression} asks for.
+ * <p>
+ * One definition per bucket name lives as long as the application: a live change of the
+ * bucket's limits ({@link LiveLimits}) updates it in place, so what holds it (an
+ * annotated method, a filter rule, a direct-API limiter) decides with the new limits from
+ * its next call on.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -24,13 +31,7 @@ public final class BucketDefinition {
 	 */
 	private static final int MAX_CACHED_LIMITS = 1024;
 
-	private final Bucket bucket;
-
-	private final BucketSource source;
-
-	private final boolean limitConfigured;
-
-	private final Map<Long, List<LimitSpec>> byLimit = new ConcurrentHashMap<>();
+	private volatile Current current;
 
 	/**
 	 * Creates a definition.
@@ -51,9 +52,22 @@ public final class BucketDefinition {
 	 * over a per-call {@code limitExpression}
 	 */
 	public BucketDefinition(Bucket bucket, BucketSource source, boolean limitConfigured) {
-		this.bucket = Objects.requireNonNull(bucket, "'bucket' must not be null");
-		this.source = Objects.requireNonNull(source, "'source' must not be null");
-		this.limitConfigured = limitConfigured;
+		this(bucket, source, limitConfigured, null);
+	}
+
+	BucketDefinition(Bucket bucket, BucketSource source, boolean limitConfigured, @Nullable LimitOverride override) {
+		this.current = new Current(Objects.requireNonNull(bucket, "'bucket' must not be null"),
+				Objects.requireNonNull(source, "'source' must not be null"), limitConfigured, override);
+	}
+
+	/**
+	 * Takes the limits, source and override of {@code resolved}, the same bucket resolved
+	 * again after a live change.
+	 * @param resolved the bucket as it is now, with the live override that applies
+	 */
+	void update(BucketDefinition resolved) {
+		Current now = resolved.current;
+		this.current = new Current(now.bucket, now.source, now.limitConfigured, now.override);
 	}
 
 	/**
@@ -61,7 +75,7 @@ public final class BucketDefinition {
 	 * @return the bucket
 	 */
 	public Bucket bucket() {
-		return this.bucket;
+		return this.current.bucket;
 	}
 
 	/**
@@ -69,7 +83,7 @@ public final class BucketDefinition {
 	 * @return the name
 	 */
 	public String name() {
-		return this.bucket.name();
+		return this.current.bucket.name();
 	}
 
 	/**
@@ -77,7 +91,7 @@ public final class BucketDefinition {
 	 * @return the limits
 	 */
 	public List<LimitSpec> limits() {
-		return this.bucket.limits();
+		return this.current.bucket.limits();
 	}
 
 	/**
@@ -85,15 +99,23 @@ public final class BucketDefinition {
 	 * @return the mode
 	 */
 	public LimitMode mode() {
-		return this.bucket.mode();
+		return this.current.bucket.mode();
 	}
 
 	/**
 	 * Returns where the limits come from.
-	 * @return the source
+	 * @return the source; {@link BucketSource#OVERRIDE} while a live override applies
 	 */
 	public BucketSource source() {
-		return this.source;
+		return this.current.source;
+	}
+
+	/**
+	 * Returns the live override that applies to the bucket: who set what, and when.
+	 * @return the override, or {@code null} when the limits are the application's own
+	 */
+	public @Nullable LimitOverride override() {
+		return this.current.override;
 	}
 
 	/**
@@ -102,7 +124,7 @@ public final class BucketDefinition {
 	 * @return whether the limit is configured
 	 */
 	public boolean limitConfigured() {
-		return this.limitConfigured;
+		return this.current.limitConfigured;
 	}
 
 	/**
@@ -113,11 +135,13 @@ public final class BucketDefinition {
 	 * @throws IllegalArgumentException when {@code limit} is not positive
 	 */
 	public List<LimitSpec> limitsWith(long limit) {
-		List<LimitSpec> limits = limits();
+		// One read: limits and cache belong to the same version of the bucket.
+		Current current = this.current;
+		List<LimitSpec> limits = current.bucket.limits();
 		if (limit == limits.get(0).limit()) {
 			return limits;
 		}
-		List<LimitSpec> cached = this.byLimit.get(limit);
+		List<LimitSpec> cached = current.byLimit.get(limit);
 		if (cached != null) {
 			return cached;
 		}
@@ -129,15 +153,28 @@ public final class BucketDefinition {
 		List<LimitSpec> changed = new ArrayList<>(limits);
 		changed.set(0, builder.build());
 		List<LimitSpec> result = List.copyOf(changed);
-		if (this.byLimit.size() < MAX_CACHED_LIMITS) {
-			this.byLimit.put(limit, result);
+		if (current.byLimit.size() < MAX_CACHED_LIMITS) {
+			current.byLimit.put(limit, result);
 		}
 		return result;
 	}
 
 	@Override
 	public String toString() {
-		return this.bucket.toString();
+		return this.current.bucket.toString();
+	}
+
+	/**
+	 * One version of the bucket, swapped as a whole by a live change, with the per-call
+	 * limits derived from it.
+	 */
+	private record Current(Bucket bucket, BucketSource source, boolean limitConfigured,
+			@Nullable LimitOverride override, Map<Long, List<LimitSpec>> byLimit) {
+
+		Current(Bucket bucket, BucketSource source, boolean limitConfigured, @Nullable LimitOverride override) {
+			this(bucket, source, limitConfigured, override, new ConcurrentHashMap<>());
+		}
+
 	}
 
 }

@@ -3,6 +3,7 @@ package io.github.ratelimit.bucket;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +19,9 @@ import io.github.ratelimit.bucket.LimitSettings.InvalidLimitException;
 /**
  * Resolves every bucket's limits with one precedence rule: configuration
  * ({@code ratelimit.buckets.<name>}) over the code's own settings (annotation or filter
- * rule) over {@code ratelimit.defaults}, field by field. Keeps what it resolved, so the
- * actuator endpoint can list every bucket.
+ * rule) over {@code ratelimit.defaults}, field by field, with a live override
+ * ({@link LiveLimits}) above them all. Keeps what it resolved, so the actuator endpoint
+ * can list every bucket, and a live change can update each bucket in place.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -32,6 +34,8 @@ public final class BucketRegistry {
 	private final Map<String, Registration> buckets = new LinkedHashMap<>();
 
 	private final Map<String, String> perCallLimits = new LinkedHashMap<>();
+
+	private final Map<String, LimitOverride> overrides = new HashMap<>();
 
 	/**
 	 * Creates a registry.
@@ -49,7 +53,7 @@ public final class BucketRegistry {
 	 */
 	public void validateConfiguration() {
 		for (String name : this.configured.keySet()) {
-			resolve(name, LimitSettings.NONE, BucketSource.CONFIGURATION, "ratelimit.buckets." + name);
+			resolveConfigured(name, null);
 		}
 	}
 
@@ -65,7 +69,7 @@ public final class BucketRegistry {
 	 * two places define the same bucket differently
 	 */
 	public synchronized BucketDefinition register(String name, LimitSettings code, BucketSource source, String origin) {
-		BucketDefinition definition = resolve(name, code, source, origin);
+		BucketDefinition definition = resolve(name, code, source, origin, this.overrides.get(name));
 		Registration existing = this.buckets.get(name);
 		if (existing != null) {
 			if (!existing.definition.limits().equals(definition.limits())) {
@@ -86,7 +90,7 @@ public final class BucketRegistry {
 			}
 			return existing.definition;
 		}
-		this.buckets.put(name, new Registration(definition, origin));
+		this.buckets.put(name, new Registration(definition, code, source, origin));
 		return definition;
 	}
 
@@ -149,8 +153,7 @@ public final class BucketRegistry {
 		Map<String, BucketDefinition> all = new LinkedHashMap<>();
 		this.buckets.forEach((name, registration) -> all.put(name, registration.definition));
 		for (String name : this.configured.keySet()) {
-			all.computeIfAbsent(name,
-					(n) -> resolve(n, LimitSettings.NONE, BucketSource.CONFIGURATION, "ratelimit.buckets." + n));
+			all.computeIfAbsent(name, this::resolveConfigured);
 		}
 		return Collections.unmodifiableCollection(all.values());
 	}
@@ -166,13 +169,120 @@ public final class BucketRegistry {
 		if (registration != null) {
 			return registration.definition;
 		}
-		return this.configured.containsKey(name)
-				? resolve(name, LimitSettings.NONE, BucketSource.CONFIGURATION, "ratelimit.buckets." + name) : null;
+		return this.configured.containsKey(name) ? resolveConfigured(name) : null;
 	}
 
-	private BucketDefinition resolve(String name, LimitSettings code, BucketSource source, String origin) {
+	/**
+	 * Returns a bucket as it would be with a live override, without applying it: the
+	 * override is checked exactly as configuration is, and an error names the
+	 * {@code ratelimit.buckets.<name>} property that would be at fault.
+	 * @param name the bucket name
+	 * @param override the override
+	 * @return the bucket with the override, or {@code null} when neither code nor
+	 * configuration knows the bucket
+	 * @throws InvalidBucketException when the override gives an invalid limit
+	 */
+	public synchronized @Nullable BucketDefinition preview(String name, LimitOverride override) {
+		Registration registration = this.buckets.get(name);
+		if (registration == null && !this.configured.containsKey(name)) {
+			return null;
+		}
 		BucketSettings config = this.configured.getOrDefault(name, BucketSettings.NONE);
-		boolean inConfiguration = this.configured.containsKey(name);
+		int entries = override.settings().limits().size();
+		if (!config.limits().isEmpty() && override.settings().limit().isSet()) {
+			throw new InvalidBucketException(name,
+					"ratelimit.buckets." + name + ".limits: the bucket has " + config.limits().size()
+							+ " limits (ratelimit.buckets." + name + ".limits); say which one to change with 'index'",
+					"Send 'index' with the position of the limit to change (0 to " + (config.limits().size() - 1)
+							+ ").");
+		}
+		if (entries > config.limits().size()) {
+			throw new InvalidBucketException(name,
+					"ratelimit.buckets." + name + ".limits[" + (entries - 1) + "]: "
+							+ (config.limits().isEmpty() ? "the bucket has one limit; leave 'index' out"
+									: "the bucket has " + config.limits().size() + " limits, 'index' 0 to "
+											+ (config.limits().size() - 1)),
+					config.limits().isEmpty() ? "Leave 'index' out." : "Send an 'index' of an existing limit.");
+		}
+		return (registration != null)
+				? resolve(name, registration.code, registration.source, registration.origin, override)
+				: resolveConfigured(name, override);
+	}
+
+	/**
+	 * Makes {@code overrides} the live overrides, replacing the previous ones: each
+	 * bucket whose override was set, changed or cleared is resolved again and updated in
+	 * place. An override this application cannot apply (an invalid limit for this version
+	 * of the bucket) leaves the bucket as it was and is reported in its change. An
+	 * override of a bucket not registered yet applies when it is.
+	 * @param overrides every live override, by bucket name
+	 * @return what changed, one entry per bucket updated or left as it was
+	 */
+	public synchronized List<LimitChange> override(Map<String, LimitOverride> overrides) {
+		Map<String, LimitOverride> previous = new HashMap<>(this.overrides);
+		this.overrides.clear();
+		this.overrides.putAll(overrides);
+		List<LimitChange> changes = new ArrayList<>();
+		for (Registration registration : this.buckets.values()) {
+			String name = registration.definition.name();
+			LimitOverride before = previous.get(name);
+			LimitOverride after = overrides.get(name);
+			if (Objects.equals(before, after)) {
+				continue;
+			}
+			List<LimitSpec> old = registration.definition.limits();
+			try {
+				BucketDefinition resolved = resolve(name, registration.code, registration.source, registration.origin,
+						after);
+				registration.definition.update(resolved);
+				changes.add(new LimitChange(name, old, resolved.limits(), before, after, null));
+			}
+			catch (InvalidBucketException ex) {
+				restore(name, before);
+				changes.add(new LimitChange(name, old, old, before, after, ex.getMessage()));
+			}
+		}
+		for (String name : this.configured.keySet()) {
+			LimitOverride before = previous.get(name);
+			LimitOverride after = overrides.get(name);
+			if (!this.buckets.containsKey(name) && !Objects.equals(before, after)) {
+				// Nothing holds the bucket yet: only say what it is now.
+				List<LimitSpec> old = resolveConfigured(name, before).limits();
+				try {
+					changes
+						.add(new LimitChange(name, old, resolveConfigured(name, after).limits(), before, after, null));
+				}
+				catch (InvalidBucketException ex) {
+					restore(name, before);
+					changes.add(new LimitChange(name, old, old, before, after, ex.getMessage()));
+				}
+			}
+		}
+		return changes;
+	}
+
+	private void restore(String name, @Nullable LimitOverride override) {
+		if (override != null) {
+			this.overrides.put(name, override);
+		}
+		else {
+			this.overrides.remove(name);
+		}
+	}
+
+	private BucketDefinition resolveConfigured(String name) {
+		return resolveConfigured(name, this.overrides.get(name));
+	}
+
+	private BucketDefinition resolveConfigured(String name, @Nullable LimitOverride override) {
+		return resolve(name, LimitSettings.NONE, BucketSource.CONFIGURATION, "ratelimit.buckets." + name, override);
+	}
+
+	private BucketDefinition resolve(String name, LimitSettings code, BucketSource source, String origin,
+			@Nullable LimitOverride override) {
+		BucketSettings config = overlay(this.configured.getOrDefault(name, BucketSettings.NONE), override);
+		// An override is written like configuration, and its errors are named so.
+		boolean inConfiguration = this.configured.containsKey(name) || override != null;
 		List<LimitSpec> limits = new ArrayList<>();
 		if (!config.limits().isEmpty()) {
 			for (int i = 0; i < config.limits().size(); i++) {
@@ -191,8 +301,25 @@ public final class BucketRegistry {
 		}
 		LimitMode mode = (config.mode() != null) ? config.mode() : LimitMode.ENFORCE;
 		boolean limitConfigured = !config.limits().isEmpty() || config.limit().limit() != null;
-		return new BucketDefinition(new Bucket(name, limits, mode),
-				inConfiguration ? BucketSource.CONFIGURATION : source, limitConfigured);
+		BucketSource resolvedSource = (override != null) ? BucketSource.OVERRIDE
+				: inConfiguration ? BucketSource.CONFIGURATION : source;
+		return new BucketDefinition(new Bucket(name, limits, mode), resolvedSource, limitConfigured, override);
+	}
+
+	/**
+	 * Lays a live override over the configured settings, field by field, each entry of
+	 * its {@code limits} over the configured entry at the same index.
+	 */
+	private static BucketSettings overlay(BucketSettings config, @Nullable LimitOverride override) {
+		if (override == null) {
+			return config;
+		}
+		BucketSettings settings = override.settings();
+		List<LimitSettings> limits = new ArrayList<>(config.limits());
+		for (int i = 0; i < settings.limits().size() && i < limits.size(); i++) {
+			limits.set(i, settings.limits().get(i).orElse(limits.get(i)));
+		}
+		return new BucketSettings(settings.limit().orElse(config.limit()), limits, config.mode());
 	}
 
 	private LimitSpec build(String name, LimitSettings settings, @Nullable String propertyPrefix, String origin,
@@ -240,7 +367,21 @@ public final class BucketRegistry {
 				: " so that it fits (" + reason + ")";
 	}
 
-	private record Registration(BucketDefinition definition, String origin) {
+	private record Registration(BucketDefinition definition, LimitSettings code, BucketSource source, String origin) {
+	}
+
+	/**
+	 * What a change of the live overrides did to one bucket.
+	 *
+	 * @param bucket the bucket name
+	 * @param before the limits before
+	 * @param after the limits now (the same as before when the change was refused)
+	 * @param previous the override before, or {@code null}
+	 * @param override the override asked for, or {@code null} when it was cleared
+	 * @param error why this application could not apply the override, or {@code null}
+	 */
+	public record LimitChange(String bucket, List<LimitSpec> before, List<LimitSpec> after,
+			@Nullable LimitOverride previous, @Nullable LimitOverride override, @Nullable String error) {
 	}
 
 	/**

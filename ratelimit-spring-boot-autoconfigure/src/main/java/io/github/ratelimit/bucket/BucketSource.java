@@ -17,6 +17,12 @@ public enum BucketSource {
 	FILTER,
 
 	/** Code that registered the bucket directly. */
-	PROGRAMMATIC
+	PROGRAMMATIC,
+
+	/**
+	 * A live override set through the actuator endpoint, which overrides every other
+	 * source until it is cleared.
+	 */
+	OVERRIDE
 
 }

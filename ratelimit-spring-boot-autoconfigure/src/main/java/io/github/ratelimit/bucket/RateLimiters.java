@@ -19,7 +19,9 @@ import io.github.ratelimit.acquire.Acquirer;
  * {@code ratelimit.buckets.<name>}) is the same bucket here, with the same limits and
  * state; any other name gets its limits from configuration and the defaults. The limiters
  * take their permits through the application's {@link Acquirer}, so shadow mode, the
- * metrics and the endpoint's counts apply to them as to the annotation and the filter.
+ * metrics and the endpoint's counts apply to them as to the annotation and the filter. A
+ * limiter reads its bucket on every call, so a live change of the limits applies to
+ * limiters already handed out.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -50,7 +52,7 @@ public final class RateLimiters {
 	 */
 	public RateLimiter get(String bucket) {
 		return this.limiters.computeIfAbsent(bucket, (name) -> RateLimiter.of(this.acquirer,
-				this.registry.use(name, "RateLimiters.get(\"" + name + "\")").bucket()));
+				this.registry.use(name, "RateLimiters.get(\"" + name + "\")")::bucket));
 	}
 
 }

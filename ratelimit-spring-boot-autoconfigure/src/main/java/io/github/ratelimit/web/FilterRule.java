@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -46,7 +47,7 @@ public final class FilterRule {
 
 	private final String name;
 
-	private final Bucket bucket;
+	private final Supplier<Bucket> bucket;
 
 	private final List<PathPattern> paths;
 
@@ -96,6 +97,18 @@ public final class FilterRule {
 	 * @return a new builder
 	 */
 	public static Builder builder(String name, Bucket bucket) {
+		Objects.requireNonNull(bucket, "'bucket' must not be null");
+		return new Builder(name, () -> bucket);
+	}
+
+	/**
+	 * Starts a builder for a rule whose bucket is read on every request, so that limits
+	 * changed at runtime apply from the next request on.
+	 * @param name where the rule is configured, for messages
+	 * @param bucket supplies the bucket as it is now; never {@code null}
+	 * @return a new builder
+	 */
+	public static Builder builder(String name, Supplier<Bucket> bucket) {
 		return new Builder(name, bucket);
 	}
 
@@ -112,7 +125,7 @@ public final class FilterRule {
 	 * @return the bucket
 	 */
 	public Bucket bucket() {
-		return this.bucket;
+		return this.bucket.get();
 	}
 
 	/**
@@ -226,7 +239,7 @@ public final class FilterRule {
 
 	@Override
 	public String toString() {
-		return this.name + " " + this.paths + " " + this.methods + " -> " + this.bucket.name();
+		return this.name + " " + this.paths + " " + this.methods + " -> " + bucket().name();
 	}
 
 	private static List<PathPattern> parsePaths(String name, List<String> paths) {
@@ -290,7 +303,7 @@ public final class FilterRule {
 
 		private final String name;
 
-		private final Bucket bucket;
+		private final Supplier<Bucket> bucket;
 
 		private List<String> paths = List.of();
 
@@ -302,7 +315,7 @@ public final class FilterRule {
 
 		private NullKeyPolicy nullKeyPolicy = NullKeyPolicy.ERROR;
 
-		private Builder(String name, Bucket bucket) {
+		private Builder(String name, Supplier<Bucket> bucket) {
 			this.name = Objects.requireNonNull(name, "'name' must not be null");
 			this.bucket = Objects.requireNonNull(bucket, "'bucket' must not be null");
 		}

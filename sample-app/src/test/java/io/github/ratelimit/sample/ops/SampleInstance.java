@@ -152,6 +152,34 @@ final class SampleInstance implements AutoCloseable {
 	}
 
 	/**
+	 * Sends a request with a JSON body, or none.
+	 * @param method e.g. {@code POST}
+	 * @param path the path
+	 * @param json the body, or {@code null}
+	 * @return the response
+	 */
+	HttpResponse<String> send(String method, String path, @Nullable String json) {
+		HttpRequest.Builder request = HttpRequest.newBuilder(uri(path)).timeout(REQUEST_TIMEOUT);
+		if (json != null) {
+			request.header("Content-Type", "application/json")
+				.method(method, HttpRequest.BodyPublishers.ofString(json));
+		}
+		else {
+			request.method(method, HttpRequest.BodyPublishers.noBody());
+		}
+		try {
+			return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(method + " " + path + " on " + this.name + " failed", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted", ex);
+		}
+	}
+
+	/**
 	 * Sends a GET request and measures how long the answer took.
 	 * @param pathAndQuery the path
 	 * @return the status and the time

@@ -177,17 +177,7 @@ class TwoInstancesOneLimitIT {
 	}
 
 	private static void awaitCondition(String what, BooleanSupplier condition) {
-		long deadline = System.nanoTime() + RECOVERY.toNanos();
-		while (!condition.getAsBoolean()) {
-			assertThat(System.nanoTime() - deadline).as("waiting for %s", what).isNegative();
-			try {
-				Thread.sleep(100);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
-		}
+		Await.until(what, RECOVERY, condition);
 	}
 
 }

@@ -1,0 +1,339 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.RateLimiter;
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.LimitMode;
+import io.github.ratelimit.bucket.BucketDefinition;
+import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.BucketSettings;
+import io.github.ratelimit.bucket.BucketSource;
+import io.github.ratelimit.bucket.InMemoryLiveLimitsStore;
+import io.github.ratelimit.bucket.LimitSettings;
+import io.github.ratelimit.bucket.LiveLimits;
+import io.github.ratelimit.bucket.LiveLimits.ChangeRejectedException;
+import io.github.ratelimit.bucket.LiveLimitsStore;
+import io.github.ratelimit.bucket.RateLimiters;
+import io.github.ratelimit.redis.RedisLiveLimitsStore;
+import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Live limit changes ({@link LiveLimits}) on a {@link BucketRegistry} with the parser
+ * configuration uses: what a change does to a bucket that code already holds, how it is
+ * checked, how changes from other instances are applied, and which store the
+ * auto-configuration picks.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class LiveLimitsTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+	private static final Instant NOW = Instant.parse("2026-11-23T12:00:00Z");
+
+	private final BucketRegistry registry = new BucketRegistry(
+			new LimitSettings(Algorithm.TOKEN_BUCKET, 100L, Duration.ofMinutes(1), null, null),
+			Map.of("api", bucket(limit(10, "10s")), "tiers",
+					new BucketSettings(LimitSettings.NONE, List.of(limit(10, "1s"), limit(1000, "1h")), null), "later",
+					bucket(limit(7, "1m"))));
+
+	private final InMemoryLiveLimitsStore store = new InMemoryLiveLimitsStore();
+
+	private final LiveLimits liveLimits = liveLimits(this.store, true);
+
+	@Test
+	void aChangeUpdatesTheBucketCodeHoldsAndClearingItBringsTheConfigurationBack() {
+		BucketDefinition api = this.registry.register("api", LimitSettings.NONE, BucketSource.FILTER, "rule");
+		this.liveLimits.set("api", Map.of("limit", "3"), "alice");
+		assertThat(api.limits()).containsExactly(spec(3, "10s", Algorithm.TOKEN_BUCKET));
+		assertThat(api.source()).isEqualTo(BucketSource.OVERRIDE);
+		assertThat(api.override()).isNotNull();
+		assertThat(api.override().changedBy()).isEqualTo("alice");
+		assertThat(api.override().changedAt()).isEqualTo(NOW);
+		assertThat(api.override().fields()).containsExactly(Map.entry("limit", "3"));
+		this.liveLimits.clear("api", "bob");
+		assertThat(api.limits()).containsExactly(spec(10, "10s", Algorithm.TOKEN_BUCKET));
+		assertThat(api.source()).isEqualTo(BucketSource.CONFIGURATION);
+		assertThat(api.override()).isNull();
+	}
+
+	@Test
+	void changesAddUpUntilCleared() {
+		this.liveLimits.set("api", Map.of("limit", "3"), "alice");
+		this.liveLimits.set("api", Map.of("window", "1h", "algorithm", "sliding-log"), "alice");
+		BucketDefinition api = this.registry.find("api");
+		assertThat(api.limits()).containsExactly(spec(3, "1h", Algorithm.SLIDING_LOG));
+		assertThat(api.override().fields()).containsOnlyKeys("limit", "window", "algorithm");
+	}
+
+	@Test
+	void everyAppliedChangeIsLoggedWithWhoWhatAndTheLimitsBeforeAndAfter(CapturedOutput output) {
+		// Nothing holds 'later' yet: the change is logged all the same.
+		this.liveLimits.set("later", Map.of("limit", "2"), "alice");
+		assertThat(output).contains("Live override of bucket 'later' by alice at 2026-11-23T12:00:00Z {limit=2}:"
+				+ " limits [7/1m token-bucket] -> [2/1m token-bucket]");
+		this.liveLimits.clear("later", "bob");
+		assertThat(output).contains(
+				"Live override of bucket 'later' cleared by bob: limits [2/1m token-bucket] -> [7/1m token-bucket]");
+	}
+
+	@Test
+	void aLimiterHandedOutBeforeTheChangeDecidesWithTheNewLimits() {
+		RateLimiters limiters = new RateLimiters(this.registry,
+				Acquirer.builder(InMemoryRateLimitStore.create()).build());
+		RateLimiter limiter = limiters.get("later");
+		this.liveLimits.set("later", Map.of("limit", "1"), "alice");
+		assertThat(limiter.tryAcquire("k").proceeds()).isTrue();
+		assertThat(limiter.tryAcquire("k").proceeds()).isFalse();
+		assertThat(limiter.bucket().limits().get(0).limit()).isEqualTo(1);
+	}
+
+	@Test
+	void oneOfSeveralLimitsIsChangedByItsIndex() {
+		this.liveLimits.set("tiers", Map.of("limits[1].limit", "500"), "alice");
+		assertThat(this.registry.find("tiers").limits()).containsExactly(spec(10, "1s", Algorithm.TOKEN_BUCKET),
+				spec(500, "1h", Algorithm.TOKEN_BUCKET));
+		assertThatExceptionOfType(ChangeRejectedException.class)
+			.isThrownBy(() -> this.liveLimits.set("tiers", Map.of("limit", "5"), "alice"))
+			.withMessage("ratelimit.buckets.tiers.limits: the bucket has 2 limits (ratelimit.buckets.tiers.limits);"
+					+ " say which one to change with 'index'");
+		assertThatExceptionOfType(ChangeRejectedException.class)
+			.isThrownBy(() -> this.liveLimits.set("tiers", Map.of("limits[2].limit", "5"), "alice"))
+			.withMessage("ratelimit.buckets.tiers.limits[2]: the bucket has 2 limits, 'index' 0 to 1");
+	}
+
+	@Test
+	void settingsAreCheckedAsConfigurationIsAndARejectedChangeChangesNothing() {
+		assertThatExceptionOfType(ChangeRejectedException.class)
+			.isThrownBy(() -> this.liveLimits.set("api", Map.of("burst", "0", "algorithm", "gcra"), "alice"))
+			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(ChangeRejectedException.Reason.INVALID))
+			.withMessage("ratelimit.buckets.api.burst: must be positive but was 0");
+		assertThatExceptionOfType(ChangeRejectedException.class)
+			.isThrownBy(() -> this.liveLimits.set("api", Map.of("segments", "1"), "alice"))
+			.withMessage("ratelimit.buckets.api.segments: must be at least 2 but was 1");
+		assertThatExceptionOfType(ChangeRejectedException.class)
+			.isThrownBy(() -> this.liveLimits.set("api", Map.of("limit", "ten"), "alice"))
+			.withMessage("ratelimit.buckets.api.limit: must be a whole number but was 'ten'");
+		assertThatExceptionOfType(ChangeRejectedException.class)
+			.isThrownBy(() -> this.liveLimits.set("api", Map.of("mode", "shadow"), "alice"))
+			.withMessageStartingWith("ratelimit.buckets.api.mode: not a limit setting");
+		assertThat(this.store.version()).isZero();
+		assertThat(this.registry.find("api").limits()).containsExactly(spec(10, "10s", Algorithm.TOKEN_BUCKET));
+	}
+
+	@Test
+	void writesAreRefusedUnlessEnabledButChangesFromElsewhereApply() {
+		LiveLimits readOnly = liveLimits(this.store, false);
+		assertThatExceptionOfType(ChangeRejectedException.class)
+			.isThrownBy(() -> readOnly.set("api", Map.of("limit", "3"), "alice"))
+			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(ChangeRejectedException.Reason.DISABLED))
+			.withMessageContaining("ratelimit.endpoint.limits-write-enabled=true");
+		assertThatExceptionOfType(ChangeRejectedException.class).isThrownBy(() -> readOnly.clear("api", "alice"));
+		this.liveLimits.set("api", Map.of("limit", "3"), "alice");
+		BucketRegistry other = new BucketRegistry(LimitSettings.NONE, Map.of("api", bucket(limit(10, "10s"))));
+		new LiveLimits(other, this.store, new LiveLimitSettingsParser(), false, Clock.systemUTC()).refresh();
+		assertThat(other.find("api").limits().get(0).limit()).isEqualTo(3);
+	}
+
+	@Test
+	void anUnknownBucketIsRejected() {
+		assertThatExceptionOfType(ChangeRejectedException.class)
+			.isThrownBy(() -> this.liveLimits.set("nope", Map.of("limit", "3"), "alice"))
+			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(ChangeRejectedException.Reason.UNKNOWN_BUCKET));
+	}
+
+	@Test
+	void anOverrideOfABucketRegisteredLaterAppliesWhenItIsRegistered() {
+		this.liveLimits.set("later", Map.of("limit", "2"), "alice");
+		BucketDefinition later = this.registry.register("later", LimitSettings.NONE, BucketSource.ANNOTATION, "m()");
+		assertThat(later.limits().get(0).limit()).isEqualTo(2);
+		assertThat(later.source()).isEqualTo(BucketSource.OVERRIDE);
+	}
+
+	@Test
+	void anOverrideThisInstanceCannotApplyLeavesTheBucketAsItWas() {
+		BucketDefinition api = this.registry.register("api", LimitSettings.NONE, BucketSource.FILTER, "rule");
+		// Written by another instance (another version of the application, or by hand).
+		this.store.save("api", "by=alice&at=2026-11-23T12%3A00%3A00Z&f.window=-1s");
+		this.store.save("later", "not an override");
+		this.liveLimits.refresh();
+		assertThat(api.limits()).containsExactly(spec(10, "10s", Algorithm.TOKEN_BUCKET));
+		assertThat(api.source()).isEqualTo(BucketSource.CONFIGURATION);
+		assertThat(this.registry.find("later").limits().get(0).limit()).isEqualTo(7);
+	}
+
+	@Test
+	void aChangedLimitWinsOverALimitExpressionAndAChangedWindowDoesNot() {
+		BucketDefinition plans = this.registry.register("plans", LimitSettings.NONE, BucketSource.ANNOTATION, "m()");
+		assertThat(plans.limitConfigured()).isFalse();
+		this.liveLimits.set("plans", Map.of("window", "1h"), "alice");
+		assertThat(plans.limitConfigured()).isFalse();
+		assertThat(plans.limitsWith(5)).containsExactly(spec(5, "1h", Algorithm.TOKEN_BUCKET));
+		this.liveLimits.set("plans", Map.of("limit", "2"), "alice");
+		assertThat(plans.limitConfigured()).isTrue();
+	}
+
+	@Test
+	void aFailingPollChangesNothingAndTheNextOneCatchesUp() {
+		AtomicBoolean failing = new AtomicBoolean(true);
+		LiveLimitsStore flaky = new ForwardingStore(this.store) {
+
+			@Override
+			public long version() {
+				if (failing.get()) {
+					throw new IllegalStateException("Redis is down");
+				}
+				return super.version();
+			}
+
+		};
+		BucketRegistry other = new BucketRegistry(LimitSettings.NONE, Map.of("api", bucket(limit(10, "10s"))));
+		LiveLimitsPoller poller = new LiveLimitsPoller(liveLimits(other, flaky), Duration.ofSeconds(1),
+				Duration.ofSeconds(1));
+		this.liveLimits.set("api", Map.of("limit", "3"), "alice");
+		poller.poll();
+		assertThat(other.find("api").limits().get(0).limit()).isEqualTo(10);
+		failing.set(false);
+		poller.poll();
+		assertThat(other.find("api").limits().get(0).limit()).isEqualTo(3);
+	}
+
+	@Test
+	void aChangeTheStoreCannotSaveIsRejectedAndChangesNothing() {
+		LiveLimitsStore down = new ForwardingStore(this.store) {
+
+			@Override
+			public void save(String bucket, String override) {
+				throw new IllegalStateException("Redis is down");
+			}
+
+		};
+		assertThatExceptionOfType(ChangeRejectedException.class)
+			.isThrownBy(() -> liveLimits(down, true).set("api", Map.of("limit", "3"), "alice"))
+			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(ChangeRejectedException.Reason.UNAVAILABLE))
+			.withMessageContaining("Redis is down");
+		assertThat(this.registry.find("api").limits().get(0).limit()).isEqualTo(10);
+	}
+
+	@Test
+	void theRedisStoreIsSharedNamespacedByTheKeyPrefixAndPolled() {
+		ApplicationContextRunner runner = new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
+					"ratelimit.buckets.api.limit=10", "ratelimit.endpoint.limits-write-enabled=true");
+		runner.withPropertyValues("ratelimit.key-prefix=one").run((one) -> {
+			assertThat(one).hasSingleBean(RedisLiveLimitsStore.class).hasSingleBean(LiveLimitsPoller.class);
+			assertThat(one.getBean(LiveLimits.class).shared()).isTrue();
+			one.getBean(LiveLimits.class).set("api", Map.of("limit", "4"), "alice");
+			runner.withPropertyValues("ratelimit.key-prefix=one").run((same) -> {
+				same.getBean(LiveLimits.class).refresh();
+				assertThat(same.getBean(BucketRegistry.class).find("api").limits().get(0).limit()).isEqualTo(4);
+			});
+			runner.withPropertyValues("ratelimit.key-prefix=two").run((other) -> {
+				other.getBean(LiveLimits.class).refresh();
+				assertThat(other.getBean(BucketRegistry.class).find("api").limits().get(0).limit()).isEqualTo(10);
+			});
+			one.getBean(LiveLimits.class).clear("api", "alice");
+		});
+	}
+
+	@Test
+	void theMemoryStoreAppliesToThisInstanceOnly() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(LiveLimits.class)
+					.doesNotHaveBean(RedisLiveLimitsStore.class)
+					.doesNotHaveBean(LiveLimitsPoller.class);
+				assertThat(context.getBean(LiveLimits.class).shared()).isFalse();
+			});
+	}
+
+	private LiveLimits liveLimits(LiveLimitsStore store, boolean writeEnabled) {
+		return liveLimits(this.registry, store, writeEnabled);
+	}
+
+	private static LiveLimits liveLimits(BucketRegistry registry, LiveLimitsStore store) {
+		return liveLimits(registry, store, false);
+	}
+
+	private static LiveLimits liveLimits(BucketRegistry registry, LiveLimitsStore store, boolean writeEnabled) {
+		return new LiveLimits(registry, store, new LiveLimitSettingsParser(), writeEnabled,
+				Clock.fixed(NOW, ZoneOffset.UTC));
+	}
+
+	private static BucketSettings bucket(LimitSettings limit) {
+		return new BucketSettings(limit, List.of(), LimitMode.ENFORCE);
+	}
+
+	private static LimitSettings limit(long limit, String window) {
+		return new LimitSettings(null, limit, io.github.ratelimit.Durations.parse(window), null, null);
+	}
+
+	private static LimitSpec spec(long limit, String window, Algorithm algorithm) {
+		return LimitSpec.of(limit, window, algorithm);
+	}
+
+	/**
+	 * A store that forwards to another, for tests to make one call fail.
+	 */
+	private static class ForwardingStore implements LiveLimitsStore {
+
+		private final LiveLimitsStore store;
+
+		ForwardingStore(LiveLimitsStore store) {
+			this.store = store;
+		}
+
+		@Override
+		public long version() {
+			return this.store.version();
+		}
+
+		@Override
+		public Map<String, String> load() {
+			return new LinkedHashMap<>(this.store.load());
+		}
+
+		@Override
+		public void save(String bucket, String override) {
+			this.store.save(bucket, override);
+		}
+
+		@Override
+		public void remove(String bucket) {
+			this.store.remove(bucket);
+		}
+
+		@Override
+		public boolean shared() {
+			return true;
+		}
+
+	}
+
+}
