@@ -91,14 +91,16 @@ public class RateLimitsEndpoint {
 	@ReadOperation
 	public RateLimitsDescriptor rateLimits() {
 		List<BucketDescriptor> buckets = new ArrayList<>();
+		Map<String, OverrideDescriptor> overrides = new LinkedHashMap<>();
 		for (BucketDefinition bucket : this.registry.buckets()) {
 			buckets.add(bucket(bucket));
+			putOverride(overrides, bucket);
 		}
 		StoreStatus status = this.status.status();
 		return new RateLimitsDescriptor(
 				new StoreDescriptor(status.store(), status.failureMode().name().toLowerCase(Locale.ROOT),
 						status.degraded() ? "degraded" : "healthy", status.failures(), status.localRejections()),
-				buckets);
+				buckets, overrides);
 	}
 
 	/**
@@ -222,8 +224,22 @@ public class RateLimitsEndpoint {
 	}
 
 	private LiveChangeDescriptor change(BucketDefinition bucket) {
-		return new LiveChangeDescriptor(bucket(bucket),
+		LimitOverride override = bucket.override();
+		return new LiveChangeDescriptor(bucket.name(), bucket.source().name().toLowerCase(Locale.ROOT),
+				bucket.limits().stream().map(RateLimitsEndpoint::limit).toList(),
+				(override != null) ? override(override) : null,
 				liveLimits().shared() ? "every instance on this Redis" : "this instance only");
+	}
+
+	private static void putOverride(Map<String, OverrideDescriptor> overrides, BucketDefinition bucket) {
+		LimitOverride override = bucket.override();
+		if (override != null) {
+			overrides.put(bucket.name(), override(override));
+		}
+	}
+
+	private static OverrideDescriptor override(LimitOverride override) {
+		return new OverrideDescriptor(override.fields(), override.changedBy(), override.changedAt());
 	}
 
 	private static void put(Map<String, String> fields, String name, @Nullable String value) {
@@ -239,14 +255,12 @@ public class RateLimitsEndpoint {
 
 	private BucketDescriptor bucket(BucketDefinition bucket) {
 		RateLimitStatistics.Counts counts = this.statistics.get(bucket.name());
-		LimitOverride override = bucket.override();
 		// A limit that configuration (or a live change) sets wins over a limitExpression.
 		String perCall = bucket.limitConfigured() ? null : this.registry.perCallLimit(bucket.name());
 		return new BucketDescriptor(bucket.name(), bucket.source().name().toLowerCase(Locale.ROOT),
 				bucket.mode().name().toLowerCase(Locale.ROOT), limits(bucket.limits(), perCall != null), perCall,
 				counts.count(Outcome.ALLOWED), counts.count(Outcome.WAITED), counts.count(Outcome.REJECTED),
-				counts.count(Outcome.SHADOW_REJECTED), counts.count(Outcome.ERROR), (override != null)
-						? new OverrideDescriptor(override.fields(), override.changedBy(), override.changedAt()) : null);
+				counts.count(Outcome.SHADOW_REJECTED), counts.count(Outcome.ERROR));
 	}
 
 	/**
@@ -281,8 +295,10 @@ public class RateLimitsEndpoint {
 	 *
 	 * @param store the store and its failure state
 	 * @param buckets the buckets
+	 * @param overrides the live changes of bucket limits that apply, by bucket name
 	 */
-	public record RateLimitsDescriptor(StoreDescriptor store, List<BucketDescriptor> buckets) {
+	public record RateLimitsDescriptor(StoreDescriptor store, List<BucketDescriptor> buckets,
+			Map<String, OverrideDescriptor> overrides) {
 	}
 
 	/**
@@ -315,11 +331,9 @@ public class RateLimitsEndpoint {
 	 * @param rejected rejected requests since startup (after any wait)
 	 * @param shadowRejected requests a shadow bucket would have rejected
 	 * @param errors requests the store could not decide
-	 * @param override the live change that applies, or {@code null}
 	 */
 	public record BucketDescriptor(String name, String source, String mode, List<LimitDescriptor> limits,
-			@Nullable String limitPerCall, long allowed, long waited, long rejected, long shadowRejected, long errors,
-			@Nullable OverrideDescriptor override) {
+			@Nullable String limitPerCall, long allowed, long waited, long rejected, long shadowRejected, long errors) {
 	}
 
 	/**
@@ -335,11 +349,16 @@ public class RateLimitsEndpoint {
 	/**
 	 * A bucket after a live change.
 	 *
-	 * @param bucket the bucket as it is now
+	 * @param bucket the bucket name
+	 * @param source {@code override} while a live change applies, else where the limits
+	 * come from
+	 * @param limits the limits as they apply now
+	 * @param override the live change, or {@code null} once cleared
 	 * @param appliesTo {@code every instance on this Redis}, or
 	 * {@code this instance only} with the in-memory store
 	 */
-	public record LiveChangeDescriptor(BucketDescriptor bucket, String appliesTo) {
+	public record LiveChangeDescriptor(String bucket, String source, List<LimitDescriptor> limits,
+			@Nullable OverrideDescriptor override, String appliesTo) {
 	}
 
 	/**

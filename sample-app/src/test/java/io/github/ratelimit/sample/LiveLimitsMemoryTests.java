@@ -37,15 +37,15 @@ class LiveLimitsMemoryTests extends ManualClockMockMvcTests {
 	void aChangedLimitAppliesToTheFilterFromTheNextRequest() throws Exception {
 		setLimits("api", "{\"limit\": 3}").andExpect(status().isOk())
 			.andExpect(jsonPath("$.appliesTo").value("this instance only"))
-			.andExpect(jsonPath("$.bucket.name").value("api"))
-			.andExpect(jsonPath("$.bucket.source").value("override"))
-			.andExpect(jsonPath("$.bucket.limits[0].limit").value(3))
+			.andExpect(jsonPath("$.bucket").value("api"))
+			.andExpect(jsonPath("$.source").value("override"))
+			.andExpect(jsonPath("$.limits[0].limit").value(3))
 			// What the override does not set stays as configured.
-			.andExpect(jsonPath("$.bucket.limits[0].window").value("10s"))
-			.andExpect(jsonPath("$.bucket.limits[0].algorithm").value("sliding-window-counter"))
-			.andExpect(jsonPath("$.bucket.override.settings.limit").value("3"))
-			.andExpect(jsonPath("$.bucket.override.changedBy").value("anonymous"))
-			.andExpect(jsonPath("$.bucket.override.changedAt").isNotEmpty());
+			.andExpect(jsonPath("$.limits[0].window").value("10s"))
+			.andExpect(jsonPath("$.limits[0].algorithm").value("sliding-window-counter"))
+			.andExpect(jsonPath("$.override.settings.limit").value("3"))
+			.andExpect(jsonPath("$.override.changedBy").value("anonymous"))
+			.andExpect(jsonPath("$.override.changedAt").isNotEmpty());
 		for (int i = 0; i < 3; i++) {
 			this.mvc.perform(get("/api/greeting").with(from("10.0.7.1"))).andExpect(status().isOk());
 		}
@@ -55,7 +55,8 @@ class LiveLimitsMemoryTests extends ManualClockMockMvcTests {
 		this.mvc.perform(get("/actuator/ratelimits"))
 			.andExpect(jsonPath("$.buckets[?(@.name == 'api')].source").value("override"))
 			.andExpect(jsonPath("$.buckets[?(@.name == 'api')].limits[0].limit").value(3))
-			.andExpect(jsonPath("$.buckets[?(@.name == 'api')].override.changedBy").value("anonymous"));
+			.andExpect(jsonPath("$.overrides.api.changedBy").value("anonymous"))
+			.andExpect(jsonPath("$.overrides.api.settings.limit").value("3"));
 	}
 
 	@Test
@@ -65,10 +66,10 @@ class LiveLimitsMemoryTests extends ManualClockMockMvcTests {
 		this.mvc.perform(get("/api/greeting").with(from("10.0.7.2"))).andExpect(status().isTooManyRequests());
 		this.mvc.perform(delete("/actuator/ratelimits/api"))
 			.andExpect(status().isOk())
-			.andExpect(jsonPath("$.bucket.source").value("configuration"))
-			.andExpect(jsonPath("$.bucket.limits[0].limit").value(10))
-			.andExpect(jsonPath("$.bucket.limits[0].window").value("10s"))
-			.andExpect(jsonPath("$.bucket.override").doesNotExist());
+			.andExpect(jsonPath("$.source").value("configuration"))
+			.andExpect(jsonPath("$.limits[0].limit").value(10))
+			.andExpect(jsonPath("$.limits[0].window").value("10s"))
+			.andExpect(jsonPath("$.override").doesNotExist());
 		this.mvc.perform(get("/api/greeting").with(from("10.0.7.3")))
 			.andExpect(status().isOk())
 			.andExpect(header().string("RateLimit-Policy", "\"api\";q=10;w=10"));
@@ -77,8 +78,8 @@ class LiveLimitsMemoryTests extends ManualClockMockMvcTests {
 	@Test
 	void aChangedLimitAppliesToAnAnnotatedMethodAndSurvivesAResetOfAKey() throws Exception {
 		setLimits("login", "{\"limit\": 2}").andExpect(status().isOk())
-			.andExpect(jsonPath("$.bucket.limits[0].algorithm").value("sliding-log"))
-			.andExpect(jsonPath("$.bucket.limits[0].limit").value(2));
+			.andExpect(jsonPath("$.limits[0].algorithm").value("sliding-log"))
+			.andExpect(jsonPath("$.limits[0].limit").value(2));
 		login("trudy").andExpect(status().isUnauthorized());
 		login("trudy").andExpect(status().isUnauthorized());
 		login("trudy").andExpect(status().isTooManyRequests());
@@ -135,7 +136,8 @@ class LiveLimitsMemoryTests extends ManualClockMockMvcTests {
 			.andExpect(jsonPath("$.message", startsWith("ratelimit.buckets.api.limits: 'index' must be")));
 		this.mvc.perform(get("/actuator/ratelimits"))
 			.andExpect(jsonPath("$.buckets[?(@.name == 'api')].source").value("configuration"))
-			.andExpect(jsonPath("$.buckets[?(@.name == 'api')].limits[0].limit").value(10));
+			.andExpect(jsonPath("$.buckets[?(@.name == 'api')].limits[0].limit").value(10))
+			.andExpect(jsonPath("$.overrides").isEmpty());
 	}
 
 	@Test
