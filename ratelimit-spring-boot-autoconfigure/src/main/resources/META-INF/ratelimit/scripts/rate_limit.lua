@@ -1,10 +1,13 @@
 -- rate_limit.lua: one call = one decision (or peek, refund, reset) over every limit of a request,
--- all seven algorithms, all-or-nothing. The same semantics as the in-memory store (see DESIGN.md §3);
--- the shared contract suite runs both.
+-- all seven algorithms, all-or-nothing. The same semantics as the in-memory store (the README's
+-- "Algorithms" and "When a limit changes"); the shared contract suite and a differential test run both.
 --
--- KEYS[i]   <prefix>:{<bucket>:<key>}:<algorithm code><i>   state of limit i; every key of a call shares
---           the hash tag {<bucket>:<key>}, so the call runs on one Redis Cluster slot.
---             fw    string count, under KEYS[i]..":"..<window index>; expires at the end of the window
+-- KEYS[i]   <prefix>:{<bucket>:<key>}:<algorithm code><i>[:<window µs>[/<segments>]]   state of limit i;
+--           every key of a call shares the hash tag {<bucket>:<key>}, so the call runs on one Redis
+--           Cluster slot. The window algorithms name their window (and the counter its segments) in
+--           the key: a limit whose algorithm, window or segments changes has a state of its own.
+--           The script touches no key but these.
+--             fw    hash {w = window index, c = count}; expires at the end of the window
 --             sl    list of admission times (µs), oldest first; expires W after the newest
 --             sw    hash {w = window index, c = current count, p = previous count}; expires 2W after its window starts
 --             swc   hash {<sub-window index> = count}; stale fields deleted; expires W after the newest sub-window
@@ -12,7 +15,7 @@
 --             gcra  string: theoretical arrival time in ns (the same state); expires at that time
 --             lb    string time the queue drains, ns; expires at that time
 -- ARGV[1]   operation: d = decide, p = peek, r = refund, x = reset
--- ARGV[2]   cost: permits taken (decide), given back (refund); 1 for peek
+-- ARGV[2]   cost: permits taken (decide), given back (refund); 1 for peek. Up to 2^63 - 1.
 -- ARGV[3..]  the limits in KEYS order, each an algorithm code and its parameters:
 --             fw, sl, sw       limit, window µs
 --             swc              limit, sub-windows, sub-window µs
@@ -24,9 +27,11 @@
 -- Returns   d, p: per limit { allowed 0|1, remaining, reset_after µs, delay µs if allowed else
 --                             retry_after µs (-1 = never) }
 --           r, x: {}
--- Every number stored or passed is an integer below 2^53, exact in Lua's doubles (LimitSpec validates the
--- bounds), and so is floor(a / b) of two of them: a correctly rounded quotient never crosses an integer.
--- Only the sliding window's count * time products can pass 2^53; it corrects its quotients.
+-- Exactness: every limit, burst, window, interval and count is an integer below 2^53, exact in Lua's
+-- doubles (LimitSpec bounds them), and so is floor(a / b) of two of them: a correctly rounded quotient
+-- never crosses an integer. A cost may be larger and rounded, but every comparison is written as
+-- cost <= limit - used, whose right side is exact and below 2^53, so a rounded cost decides alike. Only
+-- the sliding window multiplies two such numbers (count * time); it does so in 26-bit limbs.
 --
 -- Redis runs this whole chunk on every call, and every function it defines is a new closure each time:
 -- with seven algorithms that cost more than the algorithm itself. So the algorithms are written inline,
@@ -74,26 +79,29 @@ for _ = 1, 2 do
     local allowed, available, retry, delay, reset_now, reset_after
 
     if code == 'tb' or code == 'gcra' or code == 'lb' then
-      -- Token bucket, GCRA and leaky bucket are one meter (DESIGN.md §3), kept in one integer: the time,
+      -- Token bucket, GCRA and leaky bucket are one meter, kept in one integer: the time,
       -- in ns, at which the bucket is full again (GCRA's theoretical arrival time; for the leaky bucket,
       -- when its queue has drained). Tokens at t are (burst * interval - (full_at - t)) / interval, the
       -- credit the in-memory token bucket keeps. Shaping (leaky bucket) differs only in making the caller
       -- wait for its slot (the delay is the backlog), bounding that wait by max_delay, and in refusing
       -- refunds: a slot once handed out is already being waited for. full_at exceeds 2^53: it is stored
       -- as an integer string, split into µs and the last three digits, and only the backlog
-      -- (full_at - now, small) is computed.
+      -- (full_at - now, small) is computed. The backlog is capped at the capacity of the current spec: a
+      -- change of limit, window or burst keeps the time to refill, up to the new capacity.
       local shaping = code == 'lb'
       if op == 'x' then
         redis.call('DEL', key)
       elseif op ~= 'r' or not shaping then
         local burst, interval = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
+        local capacity = burst * interval
         local backlog = 0
         local full_at = redis.call('GET', key)
         if full_at then
-          -- At least four digits (%d%03d below); 5328 = 111 * ('0' = 48).
+          -- At least four digits (%d%03d below); 5328 = 111 * ('0' = 48). The digits are summed first: a
+          -- backlog near 2^53 plus the bytes' offset would pass 2^53 and be rounded.
           local hundreds, tens, ones = string.byte(full_at, -3, -1)
-          backlog = max(0, (tonumber(string.sub(full_at, 1, -4)) - now) * 1000
-            + hundreds * 100 + tens * 10 + ones - 5328)
+          backlog = min(capacity, max(0, (tonumber(string.sub(full_at, 1, -4)) - now) * 1000
+            + (hundreds * 100 + tens * 10 + ones - 5328)))
         end
         local ahead -- the new backlog to store, if any
         if op == 'r' then
@@ -101,12 +109,11 @@ for _ = 1, 2 do
             ahead = (cost >= burst) and 0 or max(0, backlog - cost * interval)
           end
         else
-          local capacity = burst * interval
           local bound = shaping and max_delay
           available = floor((capacity - backlog) / interval)
           reset_now = -floor(-backlog / 1000)
-          local after = backlog + cost * interval
-          if cost <= burst and after <= capacity and not (bound and reset_now > bound) then
+          if cost <= burst and cost * interval <= capacity - backlog and not (bound and reset_now > bound) then
+            local after = backlog + cost * interval
             allowed, retry, reset_after = 1, 0, -floor(-after / 1000)
             delay = shaping and reset_now or 0
             if commit then
@@ -115,9 +122,10 @@ for _ = 1, 2 do
           else
             allowed, retry, delay, reset_after = 0, -1, 0, reset_now
             if cost <= burst then
-              retry = max(0, -floor((capacity - after) / 1000))
+              retry = max(0, -floor((capacity - backlog - cost * interval) / 1000))
               if bound then
-                retry = max(retry, -floor((bound * 1000 - backlog) / 1000))
+                -- The wait until the delay is short enough; bound (a long) is never multiplied.
+                retry = max(retry, reset_now - bound)
               end
             end
           end
@@ -133,29 +141,31 @@ for _ = 1, 2 do
 
     elseif code == 'fw' then
       local limit, window = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
-      local index = floor(now / window)
-      local window_key = key .. ':' .. index
       if op == 'x' then
-        redis.call('DEL', window_key)
+        redis.call('DEL', key)
       else
-        local used = tonumber(redis.call('GET', window_key)) or 0
+        local index = floor(now / window)
+        local state = redis.call('HMGET', key, 'w', 'c')
+        local used = (tonumber(state[1]) == index) and tonumber(state[2]) or 0
         local until_next = (index + 1) * window - now
         if op == 'r' then
           if used > 0 and used <= cost then
-            redis.call('DEL', window_key)
+            redis.call('DEL', key)
           elseif used > 0 then
-            redis.call('SET', window_key, used - cost, 'KEEPTTL')
+            redis.call('HSET', key, 'c', used - cost)
           end
         else
           available, delay = limit - used, 0
           reset_now = (used > 0) and until_next or 0
-          if used + cost <= limit then
+          -- cost <= limit - used: used may exceed a lowered limit, and cost may be rounded.
+          if cost <= limit - used then
             allowed, retry, reset_after = 1, 0, until_next
             if commit and used > 0 then
-              -- The window's key already expires at the window's end.
-              redis.call('INCRBY', window_key, cost)
+              -- The key already expires at the window's end.
+              redis.call('HINCRBY', key, 'c', cost)
             elseif commit then
-              redis.call('SET', window_key, cost, 'PX', max(1, -floor(-until_next / 1000)) + ttl_slack)
+              redis.call('HSET', key, 'w', index, 'c', cost)
+              redis.call('PEXPIRE', key, max(1, -floor(-until_next / 1000)) + ttl_slack)
             end
           else
             allowed, reset_after = 0, reset_now
@@ -212,7 +222,7 @@ for _ = 1, 2 do
               break
             end
           end
-          if sum + cost <= limit then
+          if cost <= limit - sum then
             allowed, retry, reset_after = 1, 0, (segment + n) * length - now
             -- The key expires W after its newest sub-window, set when that sub-window's field was created
             -- (only a commit creates fields): only a new field moves the expiry.
@@ -226,7 +236,7 @@ for _ = 1, 2 do
               local released = 0
               for k = segment - n + 1, segment do
                 released = released + (counts[k] or 0)
-                if sum - released + cost <= limit then
+                if cost <= limit - (sum - released) then
                   retry = (k + n) * length - now
                   break
                 end
@@ -238,13 +248,41 @@ for _ = 1, 2 do
 
     elseif code == 'sw' then
       local limit, w = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
-      -- count * weight can pass 2^53 and be rounded: correct the quotient's rare off-by-one so that
-      -- q * b <= a < (q + 1) * b.
-      local function floor_div(a, b)
-        local q = floor(a / b)
-        if q * b > a then
+      -- count * time products reach 2^105 where doubles are exact only below 2^53, so they are compared
+      -- exactly: a * b as three 26-bit limbs, for a, b < 2^53 and one of them below 2^52 (a window in µs,
+      -- or a quotient smaller than one).
+      local function product(a, b)
+        if a < b then
+          a, b = b, a
+        end
+        local a1, b1 = floor(a / 67108864), floor(b / 67108864)
+        local a0, b0 = a - a1 * 67108864, b - b1 * 67108864
+        local low, cross1, cross2 = a0 * b0, a1 * b0, a0 * b1
+        local carry = floor(low / 67108864)
+        local c1, c2 = floor(cross1 / 67108864), floor(cross2 / 67108864)
+        local mid = (cross1 - c1 * 67108864) + (cross2 - c2 * 67108864) + carry
+        local mid_carry = floor(mid / 67108864)
+        return a1 * b1 + c1 + c2 + mid_carry, mid - mid_carry * 67108864, low - carry * 67108864
+      end
+      -- a * b <= c * d, exactly.
+      local function fits_under(a, b, c, d)
+        local h1, m1, l1 = product(a, b)
+        local h2, m2, l2 = product(c, d)
+        if h1 ~= h2 then
+          return h1 < h2
+        end
+        if m1 ~= m2 then
+          return m1 < m2
+        end
+        return l1 <= l2
+      end
+      -- floor(a * b / c) for a result below 2^52, exactly: the rounded quotient corrected by exact products.
+      local function floor_mul_div(a, b, c)
+        local q = floor(a * b / c)
+        while q > 0 and not fits_under(q, c, a, b) do
           q = q - 1
-        elseif (q + 1) * b <= a then
+        end
+        while fits_under(q + 1, c, a, b) do
           q = q + 1
         end
         return q
@@ -271,7 +309,12 @@ for _ = 1, 2 do
               max(0, previous - (cost - from_current)))
           end
         else
-          available, delay = limit - current + floor_div(-previous * weight, w), 0
+          -- The previous window's share: ceil(previous * weight / w), at most previous.
+          local share = floor_mul_div(previous, weight, w)
+          if not fits_under(previous, weight, share, w) then
+            share = share + 1
+          end
+          available, delay = limit - current - share, 0
           reset_now = 0
           if current > 0 then
             reset_now = weight + w
@@ -279,7 +322,7 @@ for _ = 1, 2 do
             reset_now = weight
           end
           local free = limit - current - cost
-          if free >= 0 and previous * weight <= free * w then
+          if free >= 0 and fits_under(previous, weight, free, w) then
             allowed, retry, reset_after = 1, 0, weight + w
             if commit then
               redis.call('HSET', key, 'w', index, 'c', current + cost, 'p', previous)
@@ -289,15 +332,16 @@ for _ = 1, 2 do
             allowed, retry, reset_after = 0, -1, reset_now
             if cost <= limit then
               -- The smallest elapsed time e in a window with previous * (w - e) <= free * w; w when only the
-              -- next window helps, where current * (w - e) <= (limit - cost) * w must hold.
+              -- next window helps, where current * (w - e) <= (limit - cost) * w must hold. A quotient of
+              -- w or more means e = 0.
               local in_this_window = w
               if free >= 0 then
-                in_this_window = (previous == 0) and 0 or max(0, w - floor_div(free * w, previous))
+                in_this_window = (free >= previous) and 0 or (w - floor_mul_div(free, w, previous))
               end
               if in_this_window < w then
                 retry = in_this_window - elapsed
               else
-                retry = weight + ((current == 0) and 0 or max(0, w - floor_div((limit - cost) * w, current)))
+                retry = weight + ((limit - cost >= current) and 0 or (w - floor_mul_div(limit - cost, w, current)))
               end
             end
           end
@@ -338,7 +382,7 @@ for _ = 1, 2 do
           if size > 0 then
             reset_now = tonumber(redis.call('LINDEX', key, -1)) + window - now
           end
-          if size + cost <= limit then
+          if cost <= limit - size then
             allowed, retry, reset_after = 1, 0, window
             if commit then
               local times = {}

@@ -20,6 +20,10 @@ final class SlidingWindowMeter extends Meter {
 
 	private long previous;
 
+	SlidingWindowMeter(LimitSpec spec) {
+		super(spec);
+	}
+
 	@Override
 	public Algorithm algorithm() {
 		return Algorithm.SLIDING_WINDOW;
@@ -88,7 +92,11 @@ final class SlidingWindowMeter extends Meter {
 
 	@Override
 	public long expiresAtMicros(LimitSpec spec) {
-		return (this.window == Long.MIN_VALUE) ? Long.MIN_VALUE : (this.window + 2) * spec.windowMicros();
+		// A state rolled by a rejection but holding no count is as good as fresh.
+		if (this.current > 0) {
+			return (this.window + 2) * spec.windowMicros();
+		}
+		return (this.previous > 0) ? (this.window + 1) * spec.windowMicros() : Long.MIN_VALUE;
 	}
 
 	private void roll(long index) {
@@ -105,7 +113,9 @@ final class SlidingWindowMeter extends Meter {
 	 * {@code count * (w - e) <= free * w}; {@code w} when only the next window helps.
 	 */
 	private static long earliestElapsed(long count, long free, long w) {
-		if (count == 0) {
+		if (free >= count) {
+			// Also keeps free * w / count, which may not fit in a long, from being
+			// computed.
 			return 0;
 		}
 		// w - e <= floor(free * w / count)

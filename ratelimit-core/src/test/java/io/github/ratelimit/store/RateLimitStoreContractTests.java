@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
@@ -566,6 +567,180 @@ public abstract class RateLimitStoreContractTests {
 		for (String key : keys) {
 			assertThat(decide(key, spec, 1).allowed()).as("key exhausted %s", key.length()).isFalse();
 		}
+	}
+
+	// Extremes: costs up to Long.MAX_VALUE, limits and windows at the bounds LimitSpec
+	// allows, waits that must saturate.
+
+	static Stream<Arguments> hugeCosts() {
+		long[] costs = { L + 1, Integer.MAX_VALUE + 1L, LimitSpec.MAX_LIMIT, LimitSpec.MAX_LIMIT + 1,
+				LimitSpec.MAX_LIMIT + 2, Long.MAX_VALUE / 2, Long.MAX_VALUE - 1, Long.MAX_VALUE };
+		return Stream.of(Algorithm.values())
+			.flatMap((algorithm) -> LongStream.of(costs).mapToObj((cost) -> Arguments.of(algorithm, cost)));
+	}
+
+	@ParameterizedTest
+	@MethodSource("hugeCosts")
+	void aHugeCostIsRejectedForeverAndTakesNothingFromAFreshOrUsedKey(Algorithm algorithm, long cost) {
+		LimitSpec spec = spec(algorithm);
+		Decision fresh = decide("k", spec, cost);
+		assertThat(fresh.allowed()).isFalse();
+		assertThat(fresh.retryAfterMicros()).isEqualTo(Decision.NEVER);
+		assertThat(fresh.remaining()).isEqualTo(L);
+		assertThat(decide("k", spec, 3).allowed()).isTrue();
+		Decision used = decide("k", spec, cost);
+		assertThat(used.allowed()).isFalse();
+		assertThat(used.retryAfterMicros()).isEqualTo(Decision.NEVER);
+		assertThat(used.remaining()).isEqualTo(L - 3);
+		assertThat(peek(spec).remaining()).isEqualTo(L - 3);
+		for (int i = 3; i < L; i++) {
+			assertThat(decide(spec).allowed()).as("request %d after the huge cost", i + 1).isTrue();
+		}
+		assertThat(decide(spec).allowed()).as("the limit still holds").isFalse();
+		assertThat(decide("k", spec, cost).retryAfterMicros()).isEqualTo(Decision.NEVER);
+	}
+
+	@ParameterizedTest
+	@MethodSource("hugeCosts")
+	void aHugeRefundRestoresAtMostTheLimit(Algorithm algorithm, long cost) {
+		LimitSpec spec = spec(algorithm);
+		exhaust(spec);
+		this.store.refund(this.bucket, "k", List.of(spec), cost);
+		long expected = algorithm.supportsRefund() ? L : 0;
+		assertThat(peek(spec).remaining()).isEqualTo(expected);
+		assertThat(admitted(spec, 2 * L)).isEqualTo(expected);
+	}
+
+	/** The largest limit an algorithm allows with {@code window}, and its burst. */
+	private static LimitSpec largest(Algorithm algorithm, Duration window) {
+		LimitSpec.Builder builder = LimitSpec.builder().algorithm(algorithm).window(window);
+		if (algorithm == Algorithm.SLIDING_LOG) {
+			return builder.limit(LimitSpec.MAX_SLIDING_LOG_LIMIT).build();
+		}
+		if (!algorithm.usesBurst()) {
+			return builder.limit(LimitSpec.MAX_LIMIT).build();
+		}
+		// At least one nanosecond per permit, and a burst interval of at most 2^53 ns.
+		long limit = Math.min(LimitSpec.MAX_LIMIT, window.toNanos());
+		long interval = window.toNanos() / limit;
+		return builder.limit(limit).burst(Math.min(LimitSpec.MAX_LIMIT, (1L << 53) / interval)).build();
+	}
+
+	static Stream<Arguments> algorithmsAndLongWindows() {
+		return Stream.of(Algorithm.values())
+			.flatMap((algorithm) -> Stream.of(Duration.ofDays(1), Duration.ofDays(365), LimitSpec.MAX_WINDOW)
+				.map((window) -> Arguments.of(algorithm, window)));
+	}
+
+	@ParameterizedTest
+	@MethodSource("algorithmsAndLongWindows")
+	void theLargestLimitsAreCountedExactly(Algorithm algorithm, Duration window) {
+		LimitSpec spec = largest(algorithm, window);
+		long capacity = spec.capacity();
+		Decision first = decide("k", spec, capacity - 1);
+		assertThat(first.allowed()).isTrue();
+		assertThat(first.remaining()).isEqualTo(1);
+		assertThat(first.resetAfterMicros()).isPositive().isLessThanOrEqualTo(longestReset(spec));
+		Decision two = decide("k", spec, 2);
+		assertThat(two.allowed()).as("one permit left, two asked").isFalse();
+		assertThat(two.remaining()).isEqualTo(1);
+		assertThat(decide("k", spec, capacity + 1).retryable()).isFalse();
+		Decision last = decide("k", spec, 1);
+		assertThat(last.allowed()).isTrue();
+		assertThat(last.remaining()).isZero();
+		Decision rejected = decide("k", spec, 1);
+		assertThat(rejected.allowed()).isFalse();
+		assertHonest(spec, rejected, 1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void theShortestAndLongestWindowsWork(Algorithm algorithm) {
+		Duration shortest = (algorithm == Algorithm.SLIDING_WINDOW_COUNTER) ? Duration.ofMillis(2)
+				: Duration.ofMillis(1);
+		// The bucket algorithms refill a burst in at most 2^53 ns (about 104 days).
+		Duration longest = algorithm.usesBurst() ? Duration.ofDays(104) : LimitSpec.MAX_WINDOW;
+		for (Duration window : List.of(shortest, longest)) {
+			LimitSpec spec = LimitSpec.builder().limit(3).window(window).algorithm(algorithm).segments(2).build();
+			String key = "w" + window.toMillis();
+			assertThat(decide(key, spec, 3).allowed()).isTrue();
+			Decision rejected = decide(key, spec, 1);
+			assertThat(rejected.allowed()).as("%s", spec).isFalse();
+			assertThat(rejected.retryAfterMicros()).isPositive().isLessThanOrEqualTo(2 * spec.windowMicros());
+			assertHonest(spec, rejected, 1, key);
+		}
+	}
+
+	static Stream<Arguments> slidingWindowProducts() {
+		return LongStream.of(100_000, 1_000_000, 1L << 40, LimitSpec.MAX_LIMIT)
+			.boxed()
+			.flatMap((limit) -> Stream.of(Duration.ofDays(1), LimitSpec.MAX_WINDOW)
+				.map((window) -> Arguments.of(limit, window)));
+	}
+
+	@ParameterizedTest
+	@MethodSource("slidingWindowProducts")
+	void slidingWindowRetryAfterIsExactWhereCountTimesTimePasses2To53(long limit, Duration window) {
+		LimitSpec spec = LimitSpec.builder().limit(limit).window(window).algorithm(Algorithm.SLIDING_WINDOW).build();
+		Random random = new Random(limit ^ window.toMillis());
+		assertThat(decide("k", spec, limit - 1 - random.nextInt(3)).allowed()).isTrue();
+		for (int step = 0; step < 20; step++) {
+			this.time.advanceMicros(1 + (long) (random.nextDouble() * spec.windowMicros() / 3));
+			long cost = 1 + random.nextInt(3);
+			Decision decision = decide("k", spec, cost);
+			if (decision.allowed()) {
+				decide("k", spec, Math.max(1, decision.remaining()));
+				continue;
+			}
+			assertHonest(spec, decision, cost);
+		}
+	}
+
+	@Test
+	void leakyBucketWaitsSaturateInsteadOfOverflowing() {
+		LimitSpec spec = spec(Algorithm.LEAKY_BUCKET);
+		long interval = W / L;
+		decide("k", spec, 5);
+		for (long maxDelay : new long[] { Long.MAX_VALUE - 1, Long.MAX_VALUE / 1000 + 1, Long.MAX_VALUE / 2,
+				Long.MAX_VALUE / 1000 - 1 }) {
+			Decision accepted = this.store.decide(this.bucket, "k", List.of(spec), 1, maxDelay);
+			assertThat(accepted.allowed()).as("max delay %d", maxDelay).isTrue();
+			this.store.decide(this.bucket, "k", List.of(spec), 1, 0);
+		}
+		Decision tooLong = this.store.decide(this.bucket, "k", List.of(spec), 1, interval);
+		assertThat(tooLong.allowed()).isFalse();
+		assertThat(tooLong.retryAfterMicros()).isEqualTo(8 * interval);
+		this.time.advanceMicros(8 * interval - 1);
+		assertThat(this.store.decide(this.bucket, "k", List.of(spec), 1, interval).allowed()).isFalse();
+		this.time.advanceMicros(1);
+		assertThat(this.store.decide(this.bucket, "k", List.of(spec), 1, interval).allowed()).isTrue();
+	}
+
+	/**
+	 * The longest reset-after or retry-after a spec can report: twice the window (the
+	 * sliding window's count weighs on the next window), or the bucket's refill time.
+	 */
+	private static long longestReset(LimitSpec spec) {
+		long burstMicros = -Math.floorDiv(-spec.burst() * spec.emissionIntervalNanos(), 1000L);
+		return Math.max(2 * spec.windowMicros(), spec.algorithm().usesBurst() ? burstMicros : 0);
+	}
+
+	/**
+	 * Asserts that a rejected request of {@code cost} is still rejected just before its
+	 * retry-after and allowed at it.
+	 */
+	private void assertHonest(LimitSpec spec, Decision rejected, long cost) {
+		assertHonest(spec, rejected, cost, "k");
+	}
+
+	private void assertHonest(LimitSpec spec, Decision rejected, long cost, String key) {
+		long retryAfter = rejected.retryAfterMicros();
+		assertThat(retryAfter).as("retry-after of %s", rejected).isPositive().isNotEqualTo(Decision.NEVER);
+		this.time.advanceMicros(retryAfter - 1);
+		assertThat(decide(key, spec, cost).allowed()).as("1us before retry-after %dus of %s", retryAfter, rejected)
+			.isFalse();
+		this.time.advanceMicros(1);
+		assertThat(decide(key, spec, cost).allowed()).as("at retry-after %dus of %s", retryAfter, rejected).isTrue();
 	}
 
 	private long admitted(LimitSpec spec, long attempts) {
