@@ -95,15 +95,20 @@ for _ = 1, 2 do
         local burst, interval = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
         local capacity = burst * interval
         local backlog = 0
+        local ahead -- the new backlog to store, if any
         local full_at = redis.call('GET', key)
         if full_at then
           -- At least four digits (%d%03d below); 5328 = 111 * ('0' = 48). The digits are summed first: a
           -- backlog near 2^53 plus the bytes' offset would pass 2^53 and be rounded.
           local hundreds, tens, ones = string.byte(full_at, -3, -1)
-          backlog = min(capacity, max(0, (tonumber(string.sub(full_at, 1, -4)) - now) * 1000
-            + (hundreds * 100 + tens * 10 + ones - 5328)))
+          backlog = max(0, (tonumber(string.sub(full_at, 1, -4)) - now) * 1000
+            + (hundreds * 100 + tens * 10 + ones - 5328))
+          if backlog > capacity then
+            -- Taken under a larger capacity (the spec changed): cut to this one and kept so, or a
+            -- retry-after computed from the cut backlog would not come true.
+            backlog, ahead = capacity, capacity
+          end
         end
-        local ahead -- the new backlog to store, if any
         if op == 'r' then
           if backlog > 0 then
             ahead = (cost >= burst) and 0 or max(0, backlog - cost * interval)

@@ -15,8 +15,8 @@ import io.github.ratelimit.LimitSpec;
  * its slot (the delay is the backlog), bounding that wait, and in refusing refunds: a
  * slot once handed out is already being waited for.
  * <p>
- * The backlog is read under the current spec and capped at its capacity {@code B * T}, so
- * a change of limit, window or burst keeps the time the bucket needs to refill, up to the
+ * The backlog is read under the current spec and cut to its capacity {@code B * T}, so a
+ * change of limit, window or burst keeps the time the bucket needs to refill, up to the
  * new capacity. The Redis script keeps the same number.
  */
 final class BucketMeter extends Meter {
@@ -102,8 +102,23 @@ final class BucketMeter extends Meter {
 		return (this.fullAt == Long.MIN_VALUE) ? Long.MIN_VALUE : nanosToMicrosCeil(this.fullAt);
 	}
 
+	/**
+	 * The backlog at {@code nowNanos}, at most {@code capacity}. A backlog above it was
+	 * taken under a larger capacity (the spec changed): it is cut to the capacity and
+	 * kept so, or a retry-after computed from the cut backlog would not come true. Under
+	 * an unchanged spec the backlog never exceeds the capacity, so a dry run never
+	 * writes.
+	 */
 	private long backlog(long nowNanos, long capacity) {
-		return (this.fullAt == Long.MIN_VALUE) ? 0 : Math.min(capacity, Math.max(0, this.fullAt - nowNanos));
+		if (this.fullAt == Long.MIN_VALUE) {
+			return 0;
+		}
+		long backlog = this.fullAt - nowNanos;
+		if (backlog > capacity) {
+			this.fullAt = nowNanos + capacity;
+			return capacity;
+		}
+		return Math.max(0, backlog);
 	}
 
 }

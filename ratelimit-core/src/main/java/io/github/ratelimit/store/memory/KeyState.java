@@ -204,6 +204,28 @@ final class KeyState {
 	}
 
 	/**
+	 * Makes the states of {@code limits} fresh inside the map's compute, and only those:
+	 * states of other limits (set aside after a change) stay, as their keys stay in
+	 * Redis.
+	 */
+	synchronized void resetAndHold(List<LimitSpec> limits, long now) {
+		long version = beginWrite();
+		try {
+			advance(now);
+			Meter[] meters = meters(limits);
+			for (int i = 0; i < meters.length; i++) {
+				meters[i] = Meter.create(limits.get(i));
+			}
+			this.first = meters[0];
+			this.heldFor = List.of();
+			hold(limits, now);
+		}
+		finally {
+			endWrite(version);
+		}
+	}
+
+	/**
 	 * Repeats the rejection of a busy key without taking the lock, so that threads turned
 	 * away from one key do not queue for it: the meter's dry run only reads, and the
 	 * {@link #version} read before and after proves no write overlapped it. A rejection
