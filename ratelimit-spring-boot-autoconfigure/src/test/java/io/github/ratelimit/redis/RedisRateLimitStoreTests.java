@@ -44,6 +44,7 @@ class RedisRateLimitStoreTests extends RateLimitStoreContractTests {
 			.timeSource(time)
 			.expirySlack(Duration.ofMinutes(10))
 			.timeout(Duration.ofSeconds(5))
+			.connectTimeout(Duration.ofSeconds(30))
 			.build();
 	}
 
