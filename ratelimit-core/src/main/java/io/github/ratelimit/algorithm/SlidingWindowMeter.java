@@ -37,7 +37,10 @@ final class SlidingWindowMeter extends Meter {
 		long elapsed = now - index * w;
 		long limit = spec.limit();
 		// Allowed iff previous * (w - elapsed) + (current + cost) * w <= limit * w.
-		long free = limit - this.current - cost;
+		// Permits left in this window's count after this request, -1 when none: cost is
+		// compared first, as limit - current - cost overflows for a huge cost on a count
+		// above a lowered limit.
+		long free = (cost <= limit - this.current) ? limit - this.current - cost : -1;
 		if (free >= 0 && fitsUnder(this.previous, w - elapsed, free, w)) {
 			if (commit) {
 				this.current += cost;

@@ -728,6 +728,18 @@ public abstract class RateLimitStoreContractTests {
 
 	@ParameterizedTest
 	@MethodSource("hugeCosts")
+	void aHugeCostIsRejectedOnAKeyThatUsedMoreThanALoweredLimit(Algorithm algorithm, long cost) {
+		LimitSpec spec = spec(algorithm);
+		assertThat(decide("k", spec, 5).allowed()).isTrue();
+		LimitSpec lowered = spec.toBuilder().limit(1).burst(1).build();
+		Decision decision = decide("k", lowered, cost);
+		assertThat(decision.allowed()).isFalse();
+		assertThat(decision.retryAfterMicros()).isEqualTo(Decision.NEVER);
+		assertThat(decision.remaining()).isZero();
+	}
+
+	@ParameterizedTest
+	@MethodSource("hugeCosts")
 	void aHugeRefundRestoresAtMostTheLimit(Algorithm algorithm, long cost) {
 		LimitSpec spec = spec(algorithm);
 		exhaust(spec);
