@@ -30,10 +30,26 @@ public final class LimitSpec {
 	 */
 	static final long MAX_BURST_INTERVAL_NANOS = 1L << 53;
 
+	/**
+	 * The largest limit and burst: {@code 2^53 - 1}, the largest integer Redis's Lua
+	 * numbers (doubles) hold exactly, so both stores count alike.
+	 */
+	public static final long MAX_LIMIT = (1L << 53) - 1;
+
+	/**
+	 * The largest limit of {@link Algorithm#SLIDING_LOG}, which keeps one entry per
+	 * permit: a million entries are about 8 MB per key in memory and 9 MB in Redis.
+	 */
+	public static final long MAX_SLIDING_LOG_LIMIT = 1_000_000L;
+
 	private static final long MIN_WINDOW_MICROS = 1000L;
 
-	/** Windows are handled in nanoseconds; a long holds about 292 years of them. */
-	private static final Duration MAX_WINDOW = Duration.ofDays(365L * 100);
+	/**
+	 * The longest window: 50 years. Windows are handled in nanoseconds (a long holds
+	 * about 292 years of them), and the in-memory store holds a sliding window's state
+	 * for two windows, within the 146 years its map can hold an entry.
+	 */
+	public static final Duration MAX_WINDOW = Duration.ofDays(365L * 50);
 
 	private final long limit;
 
@@ -305,6 +321,15 @@ public final class LimitSpec {
 			if (this.limit <= 0) {
 				throw new IllegalArgumentException("limit must be positive but was " + this.limit);
 			}
+			if (this.limit > MAX_LIMIT) {
+				throw new IllegalArgumentException(
+						"limit must be at most " + MAX_LIMIT + " (2^53 - 1) but was " + this.limit);
+			}
+			if (this.algorithm == Algorithm.SLIDING_LOG && this.limit > MAX_SLIDING_LOG_LIMIT) {
+				throw new IllegalArgumentException("limit of sliding-log must be at most " + MAX_SLIDING_LOG_LIMIT
+						+ " (it keeps one entry per permit) but was " + this.limit
+						+ "; use sliding-window-counter for larger limits");
+			}
 			Duration window = this.window;
 			if (window == null) {
 				throw new IllegalArgumentException("window must be set");
@@ -325,6 +350,10 @@ public final class LimitSpec {
 			long burst = (this.burst != null) ? this.burst : this.limit;
 			if (burst <= 0) {
 				throw new IllegalArgumentException("burst must be positive but was " + burst);
+			}
+			if (burst > MAX_LIMIT) {
+				throw new IllegalArgumentException(
+						"burst must be at most " + MAX_LIMIT + " (2^53 - 1) but was " + burst);
 			}
 			if (this.segments < 2) {
 				throw new IllegalArgumentException("segments must be at least 2 but was " + this.segments);

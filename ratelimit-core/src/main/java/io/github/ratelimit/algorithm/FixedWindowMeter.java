@@ -13,6 +13,10 @@ final class FixedWindowMeter extends Meter {
 
 	private long count;
 
+	FixedWindowMeter(LimitSpec spec) {
+		super(spec);
+	}
+
 	@Override
 	public Algorithm algorithm() {
 		return Algorithm.FIXED_WINDOW;
@@ -29,7 +33,9 @@ final class FixedWindowMeter extends Meter {
 		long index = Math.floorDiv(now, w);
 		long used = (index == this.window) ? this.count : 0;
 		long untilNextWindow = (index + 1) * w - now;
-		if (used + cost <= spec.limit()) {
+		// cost <= limit - used, as used + cost may overflow; used may exceed a lowered
+		// limit.
+		if (cost <= spec.limit() - used) {
 			if (commit) {
 				this.window = index;
 				this.count = used + cost;

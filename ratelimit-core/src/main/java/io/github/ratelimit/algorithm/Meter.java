@@ -20,8 +20,32 @@ import io.github.ratelimit.LimitSpec;
  *
  * @author ratelimit-spring-boot-starter authors
  */
-public abstract sealed class Meter permits FixedWindowMeter, SlidingLogMeter, SlidingWindowMeter,
-		SlidingWindowCounterMeter, TokenBucketMeter, LeakyBucketMeter, GcraMeter {
+public abstract sealed class Meter
+		permits FixedWindowMeter, SlidingLogMeter, SlidingWindowMeter, SlidingWindowCounterMeter, BucketMeter {
+
+	/** The window of the spec this meter was created for; see {@link #sameShape}. */
+	private final long windowMicros;
+
+	/** The segments of the spec this meter was created for. */
+	private final int segments;
+
+	/** The spec this meter was created for: any spec it {@link #fits} reads it alike. */
+	private final LimitSpec createdFor;
+
+	Meter(LimitSpec spec) {
+		this.windowMicros = shapeWindow(spec);
+		this.segments = shapeSegments(spec);
+		this.createdFor = spec;
+	}
+
+	/**
+	 * Returns when this state becomes equal to a fresh one, read under the spec it was
+	 * created for; see {@link #expiresAtMicros(LimitSpec)}.
+	 * @return the time in microseconds
+	 */
+	public long expiresAtMicros() {
+		return expiresAtMicros(this.createdFor);
+	}
 
 	/**
 	 * Creates the fresh (full) state of a limit.
@@ -31,19 +55,17 @@ public abstract sealed class Meter permits FixedWindowMeter, SlidingLogMeter, Sl
 	public static Meter create(LimitSpec spec) {
 		switch (spec.algorithm()) {
 			case FIXED_WINDOW:
-				return new FixedWindowMeter();
+				return new FixedWindowMeter(spec);
 			case SLIDING_LOG:
 				return new SlidingLogMeter(spec);
 			case SLIDING_WINDOW:
-				return new SlidingWindowMeter();
+				return new SlidingWindowMeter(spec);
 			case SLIDING_WINDOW_COUNTER:
 				return new SlidingWindowCounterMeter(spec);
 			case TOKEN_BUCKET:
-				return new TokenBucketMeter();
 			case LEAKY_BUCKET:
-				return new LeakyBucketMeter();
 			case GCRA:
-				return new GcraMeter();
+				return new BucketMeter(spec);
 			default:
 				throw new IllegalStateException("Unknown algorithm " + spec.algorithm());
 		}
@@ -56,13 +78,49 @@ public abstract sealed class Meter permits FixedWindowMeter, SlidingLogMeter, Sl
 	public abstract Algorithm algorithm();
 
 	/**
-	 * Returns whether this meter can hold the state of {@code spec}: same algorithm and,
-	 * for algorithms whose state has a shape, the same shape.
+	 * Returns whether this meter holds the state of {@code spec}: the same algorithm and
+	 * the same {@link #sameShape shape}. A limit or burst change keeps the state and
+	 * reads it under the new values; any other change is a state of its own.
 	 * @param spec the limit
-	 * @return whether the state can be reused
+	 * @return whether the state is the spec's
 	 */
 	public boolean fits(LimitSpec spec) {
-		return spec.algorithm() == algorithm();
+		return spec.algorithm() == algorithm() && shapeWindow(spec) == this.windowMicros
+				&& shapeSegments(spec) == this.segments;
+	}
+
+	/**
+	 * Returns whether two specs keep their state the same way: the same algorithm and,
+	 * except for the bucket algorithms (whose one number means the same under any
+	 * window), the same window and segments. The Redis store names its keys after the
+	 * same shape.
+	 * @param a one spec
+	 * @param b another spec
+	 * @return whether a state of {@code a} is a state of {@code b}
+	 */
+	public static boolean sameShape(LimitSpec a, LimitSpec b) {
+		return a.algorithm() == b.algorithm() && shapeWindow(a) == shapeWindow(b)
+				&& shapeSegments(a) == shapeSegments(b);
+	}
+
+	/**
+	 * Returns the window that is part of a state's identity: the window of the window
+	 * algorithms, 0 for token bucket, GCRA and leaky bucket.
+	 * @param spec the limit
+	 * @return the window in microseconds, or 0
+	 */
+	public static long shapeWindow(LimitSpec spec) {
+		return spec.algorithm().usesBurst() ? 0 : spec.windowMicros();
+	}
+
+	/**
+	 * Returns the segments that are part of a state's identity: those of the sliding
+	 * window counter, 0 for every other algorithm.
+	 * @param spec the limit
+	 * @return the segments, or 0
+	 */
+	public static int shapeSegments(LimitSpec spec) {
+		return (spec.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER) ? spec.segments() : 0;
 	}
 
 	/**

@@ -20,6 +20,7 @@ final class SlidingLogMeter extends Meter {
 	private int size;
 
 	SlidingLogMeter(LimitSpec spec) {
+		super(spec);
 		this.log = new long[(int) Math.min(INITIAL_CAPACITY, spec.limit())];
 	}
 
@@ -32,7 +33,9 @@ final class SlidingLogMeter extends Meter {
 	public Decision tryAcquire(LimitSpec spec, long now, long cost, long maxDelayMicros, boolean commit) {
 		evict(now - spec.windowMicros());
 		long limit = spec.limit();
-		if (this.size + cost <= limit) {
+		// cost <= limit - size, as size + cost may overflow; size may exceed a lowered
+		// limit.
+		if (cost <= limit - this.size) {
 			if (commit) {
 				append(now, (int) cost, limit);
 			}

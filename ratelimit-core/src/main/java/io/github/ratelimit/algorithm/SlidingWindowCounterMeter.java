@@ -22,6 +22,7 @@ final class SlidingWindowCounterMeter extends Meter {
 	private long sum;
 
 	SlidingWindowCounterMeter(LimitSpec spec) {
+		super(spec);
 		this.counts = new long[spec.segments()];
 	}
 
@@ -31,17 +32,14 @@ final class SlidingWindowCounterMeter extends Meter {
 	}
 
 	@Override
-	public boolean fits(LimitSpec spec) {
-		return super.fits(spec) && spec.segments() == this.counts.length;
-	}
-
-	@Override
 	public Decision tryAcquire(LimitSpec spec, long now, long cost, long maxDelayMicros, boolean commit) {
 		long s = spec.segmentMicros();
 		long segment = Math.floorDiv(now, s);
 		roll(segment);
 		long limit = spec.limit();
-		if (this.sum + cost <= limit) {
+		// cost <= limit - sum, as sum + cost may overflow; sum may exceed a lowered
+		// limit.
+		if (cost <= limit - this.sum) {
 			if (commit) {
 				this.counts[slot(segment)] += cost;
 				this.sum += cost;
@@ -55,7 +53,7 @@ final class SlidingWindowCounterMeter extends Meter {
 			long released = 0;
 			for (long k = segment - this.counts.length + 1; k <= segment; k++) {
 				released += this.counts[slot(k)];
-				if (this.sum - released + cost <= limit) {
+				if (cost <= limit - (this.sum - released)) {
 					retryAfter = (k + this.counts.length) * s - now;
 					break;
 				}
@@ -98,7 +96,8 @@ final class SlidingWindowCounterMeter extends Meter {
 
 	@Override
 	public long expiresAtMicros(LimitSpec spec) {
-		return (this.newest == Long.MIN_VALUE) ? Long.MIN_VALUE
+		// A state rolled by a rejection but holding no count is as good as fresh.
+		return (this.newest == Long.MIN_VALUE || this.sum == 0) ? Long.MIN_VALUE
 				: (this.newest + this.counts.length) * spec.segmentMicros();
 	}
 

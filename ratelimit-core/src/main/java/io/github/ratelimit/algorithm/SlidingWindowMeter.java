@@ -20,6 +20,10 @@ final class SlidingWindowMeter extends Meter {
 
 	private long previous;
 
+	SlidingWindowMeter(LimitSpec spec) {
+		super(spec);
+	}
+
 	@Override
 	public Algorithm algorithm() {
 		return Algorithm.SLIDING_WINDOW;
@@ -33,7 +37,10 @@ final class SlidingWindowMeter extends Meter {
 		long elapsed = now - index * w;
 		long limit = spec.limit();
 		// Allowed iff previous * (w - elapsed) + (current + cost) * w <= limit * w.
-		long free = limit - this.current - cost;
+		// Permits left in this window's count after this request, -1 when none: cost is
+		// compared first, as limit - current - cost overflows for a huge cost on a count
+		// above a lowered limit.
+		long free = (cost <= limit - this.current) ? limit - this.current - cost : -1;
 		if (free >= 0 && fitsUnder(this.previous, w - elapsed, free, w)) {
 			if (commit) {
 				this.current += cost;
@@ -88,7 +95,11 @@ final class SlidingWindowMeter extends Meter {
 
 	@Override
 	public long expiresAtMicros(LimitSpec spec) {
-		return (this.window == Long.MIN_VALUE) ? Long.MIN_VALUE : (this.window + 2) * spec.windowMicros();
+		// A state rolled by a rejection but holding no count is as good as fresh.
+		if (this.current > 0) {
+			return (this.window + 2) * spec.windowMicros();
+		}
+		return (this.previous > 0) ? (this.window + 1) * spec.windowMicros() : Long.MIN_VALUE;
 	}
 
 	private void roll(long index) {
@@ -105,7 +116,9 @@ final class SlidingWindowMeter extends Meter {
 	 * {@code count * (w - e) <= free * w}; {@code w} when only the next window helps.
 	 */
 	private static long earliestElapsed(long count, long free, long w) {
-		if (count == 0) {
+		if (free >= count) {
+			// Also keeps free * w / count, which may not fit in a long, from being
+			// computed.
 			return 0;
 		}
 		// w - e <= floor(free * w / count)

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
@@ -26,6 +27,7 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.ManualTimeSource;
+import io.github.ratelimit.algorithm.Meter;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -566,6 +568,330 @@ public abstract class RateLimitStoreContractTests {
 		for (String key : keys) {
 			assertThat(decide(key, spec, 1).allowed()).as("key exhausted %s", key.length()).isFalse();
 		}
+	}
+
+	// Spec changes on a live key: limit, window, burst, segments and algorithm, up and
+	// down, on fresh, partly used and exhausted keys. A change of limit or burst keeps
+	// the
+	// state and reads it under the new values; a change of algorithm, window or segments
+	// starts a state of its own (the old one comes back if the change is undone within
+	// its lifetime). Either way no key is stuck and every retry-after comes true.
+
+	/** How a key is used before the change. */
+	enum Usage {
+
+		FRESH(0), PARTLY_USED(4), EXHAUSTED(L);
+
+		final long used;
+
+		Usage(long used) {
+			this.used = used;
+		}
+
+	}
+
+	static Stream<Arguments> specChanges() {
+		List<Arguments> changes = new ArrayList<>();
+		for (Algorithm algorithm : Algorithm.values()) {
+			LimitSpec before = spec(algorithm);
+			List<LimitSpec> afters = new ArrayList<>();
+			afters.add(before.toBuilder().limit(2 * L).build());
+			afters.add(before.toBuilder().limit(L / 2 - 1).build());
+			afters.add(before.toBuilder().window(Duration.ofSeconds(2 * W_SECONDS)).build());
+			afters.add(before.toBuilder().window(Duration.ofSeconds(W_SECONDS / 5)).build());
+			if (algorithm.usesBurst()) {
+				afters.add(before.toBuilder().burst(2 * L).build());
+				afters.add(before.toBuilder().burst(L / 2 - 1).build());
+				afters.add(before.toBuilder().limit(2 * L).window(Duration.ofSeconds(W_SECONDS / 5)).burst(3).build());
+			}
+			if (algorithm == Algorithm.SLIDING_WINDOW_COUNTER) {
+				afters.add(before.toBuilder().segments(20).build());
+				afters.add(before.toBuilder().segments(5).build());
+			}
+			for (Algorithm other : Algorithm.values()) {
+				if (other != algorithm) {
+					afters.add(before.toBuilder().algorithm(other).build());
+				}
+			}
+			for (LimitSpec after : afters) {
+				for (Usage usage : Usage.values()) {
+					changes.add(Arguments.of(before, after, usage));
+				}
+			}
+		}
+		return changes.stream();
+	}
+
+	@ParameterizedTest(name = "{0} -> {1}, {2}")
+	@MethodSource("specChanges")
+	void aLiveKeyStaysHonestAcrossASpecChange(LimitSpec before, LimitSpec after, Usage usage) {
+		if (usage.used > 0) {
+			assertThat(decide("k", before, usage.used).allowed()).isTrue();
+		}
+		long elapsed = W / 4;
+		this.time.advanceMicros(elapsed);
+		Decision changed = peek(after);
+		assertThat(changed.remaining()).as("remaining after the change").isBetween(0L, after.capacity());
+		assertThat(changed.resetAfterMicros()).as("reset-after after the change").isBetween(0L, longestReset(after));
+		assertThat(changed.remaining()).as("what the change carries over")
+			.isEqualTo(expectedRemaining(before, after, usage.used, elapsed));
+		long admitted = 0;
+		long step = Math.max(1, after.windowMicros() / after.limit() / 3);
+		long end = this.time.nowMicros() + 2 * longestReset(after);
+		int honestyChecks = 0;
+		while (this.time.nowMicros() < end) {
+			Decision decision = decide("k", after, 1);
+			if (decision.allowed()) {
+				admitted++;
+				assertThat(decision.remaining()).isLessThan(after.capacity());
+				this.time.advanceMicros(step);
+				continue;
+			}
+			assertThat(decision.retryAfterMicros()).as("retry-after of %s", decision)
+				.isBetween(1L, longestReset(after));
+			assertThat(decision.resetAfterMicros()).isLessThanOrEqualTo(longestReset(after));
+			assertHonest(after, decision, 1);
+			admitted++;
+			honestyChecks++;
+		}
+		assertThat(admitted).as("admitted after the change").isGreaterThanOrEqualTo(after.capacity());
+		this.time.advanceMicros(longestReset(after));
+		Decision rested = peek(after);
+		assertThat(rested.remaining()).as("full again after resting").isEqualTo(after.capacity());
+		assertThat(rested.resetAfterMicros()).isZero();
+		assertThat(honestyChecks).as("rejections whose retry-after was checked").isPositive();
+	}
+
+	/**
+	 * The permits a key has right after a change, {@code elapsed} after it used
+	 * {@code used} permits at the start of a window under {@code before}.
+	 */
+	private static long expectedRemaining(LimitSpec before, LimitSpec after, long used, long elapsed) {
+		if (!Meter.sameShape(before, after)) {
+			return after.capacity();
+		}
+		if (!after.algorithm().usesBurst()) {
+			return Math.max(0, after.capacity() - used);
+		}
+		// The time the bucket needs to refill is kept, up to the new capacity.
+		long backlog = Math.max(0, used * before.emissionIntervalNanos() - elapsed * 1000);
+		long capacity = after.burst() * after.emissionIntervalNanos();
+		return (capacity - Math.min(capacity, backlog)) / after.emissionIntervalNanos();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aStateComesBackWhenAChangeIsUndoneWithinItsLifetime(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		LimitSpec other = spec.toBuilder()
+			.algorithm(algorithm.usesBurst() ? Algorithm.FIXED_WINDOW : algorithm)
+			.window(Duration.ofSeconds(2 * W_SECONDS))
+			.build();
+		exhaust(spec);
+		assertThat(admitted(other, L)).as("the other spec's own state").isEqualTo(L);
+		Decision back = decide(spec);
+		assertThat(back.allowed()).as("the first spec's state is back").isFalse();
+		assertHonest(spec, back, 1);
+		assertThat(decide(other).allowed()).as("and so is the other's").isFalse();
+	}
+
+	// Extremes: costs up to Long.MAX_VALUE, limits and windows at the bounds LimitSpec
+	// allows, waits that must saturate.
+
+	static Stream<Arguments> hugeCosts() {
+		long[] costs = { L + 1, Integer.MAX_VALUE + 1L, LimitSpec.MAX_LIMIT, LimitSpec.MAX_LIMIT + 1,
+				LimitSpec.MAX_LIMIT + 2, Long.MAX_VALUE / 2, Long.MAX_VALUE - 1, Long.MAX_VALUE };
+		return Stream.of(Algorithm.values())
+			.flatMap((algorithm) -> LongStream.of(costs).mapToObj((cost) -> Arguments.of(algorithm, cost)));
+	}
+
+	@ParameterizedTest
+	@MethodSource("hugeCosts")
+	void aHugeCostIsRejectedForeverAndTakesNothingFromAFreshOrUsedKey(Algorithm algorithm, long cost) {
+		LimitSpec spec = spec(algorithm);
+		Decision fresh = decide("k", spec, cost);
+		assertThat(fresh.allowed()).isFalse();
+		assertThat(fresh.retryAfterMicros()).isEqualTo(Decision.NEVER);
+		assertThat(fresh.remaining()).isEqualTo(L);
+		assertThat(decide("k", spec, 3).allowed()).isTrue();
+		Decision used = decide("k", spec, cost);
+		assertThat(used.allowed()).isFalse();
+		assertThat(used.retryAfterMicros()).isEqualTo(Decision.NEVER);
+		assertThat(used.remaining()).isEqualTo(L - 3);
+		assertThat(peek(spec).remaining()).isEqualTo(L - 3);
+		for (int i = 3; i < L; i++) {
+			assertThat(decide(spec).allowed()).as("request %d after the huge cost", i + 1).isTrue();
+		}
+		assertThat(decide(spec).allowed()).as("the limit still holds").isFalse();
+		assertThat(decide("k", spec, cost).retryAfterMicros()).isEqualTo(Decision.NEVER);
+	}
+
+	@ParameterizedTest
+	@MethodSource("hugeCosts")
+	void aHugeCostIsRejectedOnAKeyThatUsedMoreThanALoweredLimit(Algorithm algorithm, long cost) {
+		LimitSpec spec = spec(algorithm);
+		assertThat(decide("k", spec, 5).allowed()).isTrue();
+		LimitSpec lowered = spec.toBuilder().limit(1).burst(1).build();
+		Decision decision = decide("k", lowered, cost);
+		assertThat(decision.allowed()).isFalse();
+		assertThat(decision.retryAfterMicros()).isEqualTo(Decision.NEVER);
+		assertThat(decision.remaining()).isZero();
+	}
+
+	@ParameterizedTest
+	@MethodSource("hugeCosts")
+	void aHugeRefundRestoresAtMostTheLimit(Algorithm algorithm, long cost) {
+		LimitSpec spec = spec(algorithm);
+		exhaust(spec);
+		this.store.refund(this.bucket, "k", List.of(spec), cost);
+		long expected = algorithm.supportsRefund() ? L : 0;
+		assertThat(peek(spec).remaining()).isEqualTo(expected);
+		assertThat(admitted(spec, 2 * L)).isEqualTo(expected);
+	}
+
+	/** The largest limit an algorithm allows with {@code window}, and its burst. */
+	private static LimitSpec largest(Algorithm algorithm, Duration window) {
+		LimitSpec.Builder builder = LimitSpec.builder().algorithm(algorithm).window(window);
+		if (algorithm == Algorithm.SLIDING_LOG) {
+			return builder.limit(LimitSpec.MAX_SLIDING_LOG_LIMIT).build();
+		}
+		if (!algorithm.usesBurst()) {
+			return builder.limit(LimitSpec.MAX_LIMIT).build();
+		}
+		// At least one nanosecond per permit, and a burst interval of at most 2^53 ns.
+		long limit = Math.min(LimitSpec.MAX_LIMIT, window.toNanos());
+		long interval = window.toNanos() / limit;
+		return builder.limit(limit).burst(Math.min(LimitSpec.MAX_LIMIT, (1L << 53) / interval)).build();
+	}
+
+	static Stream<Arguments> algorithmsAndLongWindows() {
+		// The sliding log's largest limit is small (one entry per permit); filling it is
+		// a million writes, which checks nothing the other algorithms do not.
+		return Stream.of(Algorithm.values())
+			.filter((algorithm) -> algorithm != Algorithm.SLIDING_LOG)
+			.flatMap((algorithm) -> Stream.of(Duration.ofDays(1), Duration.ofDays(365), LimitSpec.MAX_WINDOW)
+				.map((window) -> Arguments.of(algorithm, window)));
+	}
+
+	@ParameterizedTest
+	@MethodSource("algorithmsAndLongWindows")
+	void theLargestLimitsAreCountedExactly(Algorithm algorithm, Duration window) {
+		LimitSpec spec = largest(algorithm, window);
+		long capacity = spec.capacity();
+		Decision first = decide("k", spec, capacity - 1);
+		assertThat(first.allowed()).isTrue();
+		assertThat(first.remaining()).isEqualTo(1);
+		assertThat(first.resetAfterMicros()).isPositive().isLessThanOrEqualTo(longestReset(spec));
+		Decision two = decide("k", spec, 2);
+		assertThat(two.allowed()).as("one permit left, two asked").isFalse();
+		assertThat(two.remaining()).isEqualTo(1);
+		assertThat(decide("k", spec, capacity + 1).retryable()).isFalse();
+		Decision last = decide("k", spec, 1);
+		assertThat(last.allowed()).isTrue();
+		assertThat(last.remaining()).isZero();
+		Decision rejected = decide("k", spec, 1);
+		assertThat(rejected.allowed()).isFalse();
+		assertHonest(spec, rejected, 1);
+	}
+
+	@Test
+	void theSlidingLogAtItsLargestLimit() {
+		LimitSpec spec = largest(Algorithm.SLIDING_LOG, LimitSpec.MAX_WINDOW);
+		assertThat(decide("k", spec, spec.limit() + 1).retryable()).isFalse();
+		Decision two = decide("k", spec, 2);
+		assertThat(two.allowed()).isTrue();
+		assertThat(two.remaining()).isEqualTo(spec.limit() - 2);
+		assertThat(decide("k", spec, spec.limit() - 1).allowed()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void theShortestAndLongestWindowsWork(Algorithm algorithm) {
+		Duration shortest = (algorithm == Algorithm.SLIDING_WINDOW_COUNTER) ? Duration.ofMillis(2)
+				: Duration.ofMillis(1);
+		// The bucket algorithms refill a burst in at most 2^53 ns (about 104 days).
+		Duration longest = algorithm.usesBurst() ? Duration.ofDays(104) : LimitSpec.MAX_WINDOW;
+		for (Duration window : List.of(shortest, longest)) {
+			LimitSpec spec = LimitSpec.builder().limit(3).window(window).algorithm(algorithm).segments(2).build();
+			String key = "w" + window.toMillis();
+			assertThat(decide(key, spec, 3).allowed()).isTrue();
+			Decision rejected = decide(key, spec, 1);
+			assertThat(rejected.allowed()).as("%s", spec).isFalse();
+			assertThat(rejected.retryAfterMicros()).isPositive().isLessThanOrEqualTo(2 * spec.windowMicros());
+			assertHonest(spec, rejected, 1, key);
+		}
+	}
+
+	static Stream<Arguments> slidingWindowProducts() {
+		return LongStream.of(100_000, 1_000_000, 1L << 40, LimitSpec.MAX_LIMIT)
+			.boxed()
+			.flatMap((limit) -> Stream.of(Duration.ofDays(1), LimitSpec.MAX_WINDOW)
+				.map((window) -> Arguments.of(limit, window)));
+	}
+
+	@ParameterizedTest
+	@MethodSource("slidingWindowProducts")
+	void slidingWindowRetryAfterIsExactWhereCountTimesTimePasses2To53(long limit, Duration window) {
+		LimitSpec spec = LimitSpec.builder().limit(limit).window(window).algorithm(Algorithm.SLIDING_WINDOW).build();
+		Random random = new Random(limit ^ window.toMillis());
+		assertThat(decide("k", spec, limit - 1 - random.nextInt(3)).allowed()).isTrue();
+		for (int step = 0; step < 20; step++) {
+			this.time.advanceMicros(1 + (long) (random.nextDouble() * spec.windowMicros() / 3));
+			long cost = 1 + random.nextInt(3);
+			Decision decision = decide("k", spec, cost);
+			if (decision.allowed()) {
+				decide("k", spec, Math.max(1, decision.remaining()));
+				continue;
+			}
+			assertHonest(spec, decision, cost);
+		}
+	}
+
+	@Test
+	void leakyBucketWaitsSaturateInsteadOfOverflowing() {
+		LimitSpec spec = spec(Algorithm.LEAKY_BUCKET);
+		long interval = W / L;
+		decide("k", spec, 5);
+		for (long maxDelay : new long[] { Long.MAX_VALUE - 1, Long.MAX_VALUE / 1000 + 1, Long.MAX_VALUE / 2,
+				Long.MAX_VALUE / 1000 - 1 }) {
+			Decision accepted = this.store.decide(this.bucket, "k", List.of(spec), 1, maxDelay);
+			assertThat(accepted.allowed()).as("max delay %d", maxDelay).isTrue();
+			this.store.decide(this.bucket, "k", List.of(spec), 1, 0);
+		}
+		Decision tooLong = this.store.decide(this.bucket, "k", List.of(spec), 1, interval);
+		assertThat(tooLong.allowed()).isFalse();
+		assertThat(tooLong.retryAfterMicros()).isEqualTo(8 * interval);
+		this.time.advanceMicros(8 * interval - 1);
+		assertThat(this.store.decide(this.bucket, "k", List.of(spec), 1, interval).allowed()).isFalse();
+		this.time.advanceMicros(1);
+		assertThat(this.store.decide(this.bucket, "k", List.of(spec), 1, interval).allowed()).isTrue();
+	}
+
+	/**
+	 * The longest reset-after or retry-after a spec can report: twice the window (the
+	 * sliding window's count weighs on the next window), or the bucket's refill time.
+	 */
+	private static long longestReset(LimitSpec spec) {
+		long burstMicros = -Math.floorDiv(-spec.burst() * spec.emissionIntervalNanos(), 1000L);
+		return Math.max(2 * spec.windowMicros(), spec.algorithm().usesBurst() ? burstMicros : 0);
+	}
+
+	/**
+	 * Asserts that a rejected request of {@code cost} is still rejected just before its
+	 * retry-after and allowed at it.
+	 */
+	private void assertHonest(LimitSpec spec, Decision rejected, long cost) {
+		assertHonest(spec, rejected, cost, "k");
+	}
+
+	private void assertHonest(LimitSpec spec, Decision rejected, long cost, String key) {
+		long retryAfter = rejected.retryAfterMicros();
+		assertThat(retryAfter).as("retry-after of %s", rejected).isPositive().isNotEqualTo(Decision.NEVER);
+		this.time.advanceMicros(retryAfter - 1);
+		assertThat(decide(key, spec, cost).allowed()).as("1us before retry-after %dus of %s", retryAfter, rejected)
+			.isFalse();
+		this.time.advanceMicros(1);
+		assertThat(decide(key, spec, cost).allowed()).as("at retry-after %dus of %s", retryAfter, rejected).isTrue();
 	}
 
 	private long admitted(LimitSpec spec, long attempts) {

@@ -1,6 +1,11 @@
 package io.github.ratelimit.redis;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -8,6 +13,9 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * The Lua script behind every Redis decision,
  * {@code META-INF/ratelimit/scripts/rate_limit.lua}, with its SHA-1 for {@code EVALSHA}.
+ * The script includes one file per algorithm from the same directory: each line
+ * {@code --+ <file>} is replaced by that file's text when the script is loaded, so
+ * {@link #source()} is the one chunk Redis runs.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -15,6 +23,10 @@ public final class RedisRateLimitScript {
 
 	/** Where the script lives on the classpath. */
 	public static final String LOCATION = "META-INF/ratelimit/scripts/rate_limit.lua";
+
+	private static final String DIRECTORY = LOCATION.substring(0, LOCATION.lastIndexOf('/') + 1);
+
+	private static final Pattern INCLUDE = Pattern.compile("^\\s*--\\+\\s*(\\S+)\\s*$");
 
 	@SuppressWarnings("rawtypes")
 	private final RedisScript<List> script;
@@ -24,12 +36,10 @@ public final class RedisRateLimitScript {
 	private final String source;
 
 	private RedisRateLimitScript() {
-		this.script = RedisScript.of(new ClassPathResource(LOCATION, RedisRateLimitScript.class.getClassLoader()),
-				List.class);
-		// Read once: the RedisScript checks the resource for changes on every call, which
-		// in a
-		// fat jar means opening the nested jar per decision.
-		this.source = this.script.getScriptAsString();
+		// Joined once: the RedisScript of a resource checks it for changes on every
+		// call, which in a fat jar means opening the nested jar per decision.
+		this.source = join(read(LOCATION));
+		this.script = RedisScript.of(this.source, List.class);
 		this.sha1 = this.script.getSha1();
 	}
 
@@ -59,11 +69,35 @@ public final class RedisRateLimitScript {
 	}
 
 	/**
-	 * Returns the script's source.
+	 * Returns the script's source, its includes joined in.
 	 * @return the Lua source
 	 */
 	public String source() {
 		return this.source;
+	}
+
+	private static String join(String text) {
+		StringBuilder joined = new StringBuilder(text.length() * 4);
+		for (String line : text.split("\n", -1)) {
+			Matcher include = INCLUDE.matcher(line);
+			if (include.matches()) {
+				joined.append(read(DIRECTORY + include.group(1)));
+			}
+			else {
+				joined.append(line).append('\n');
+			}
+		}
+		return joined.toString();
+	}
+
+	private static String read(String location) {
+		ClassPathResource resource = new ClassPathResource(location, RedisRateLimitScript.class.getClassLoader());
+		try (InputStream in = resource.getInputStream()) {
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Cannot read " + location + " from the classpath", ex);
+		}
 	}
 
 }

@@ -17,12 +17,28 @@ class RedisKeysTests {
 	private final RedisKeys keys = new RedisKeys("rl");
 
 	private final List<LimitSpec> limits = List.of(LimitSpec.of(10, "1s", Algorithm.TOKEN_BUCKET),
-			LimitSpec.of(1000, "1h", Algorithm.FIXED_WINDOW));
+			LimitSpec.of(1000, "1h", Algorithm.FIXED_WINDOW),
+			LimitSpec.builder().limit(5).window("1m").segments(6).algorithm(Algorithm.SLIDING_WINDOW_COUNTER).build());
 
 	@Test
-	void everyKeyOfADecisionSharesOneHashTag() {
+	void everyKeyOfADecisionSharesOneHashTagAndNamesTheShapeOfItsState() {
 		assertThat(this.keys.keys("api", "1.2.3.4", this.limits)).containsExactly("rl:{api:1.2.3.4}:tb0",
-				"rl:{api:1.2.3.4}:fw1");
+				"rl:{api:1.2.3.4}:fw1:3600000000", "rl:{api:1.2.3.4}:swc2:60000000/6");
+	}
+
+	@Test
+	void aChangeOfLimitOrBurstKeepsTheKeyAndAChangeOfWindowOrAlgorithmDoesNot() {
+		LimitSpec window = LimitSpec.of(10, "1m", Algorithm.SLIDING_LOG);
+		LimitSpec bucket = LimitSpec.of(10, "1m", Algorithm.GCRA);
+		assertThat(key(window.toBuilder().limit(20).build())).isEqualTo(key(window));
+		assertThat(key(window.toBuilder().window("2m").build())).isNotEqualTo(key(window));
+		assertThat(key(window.toBuilder().algorithm(Algorithm.FIXED_WINDOW).build())).isNotEqualTo(key(window));
+		assertThat(key(bucket.toBuilder().limit(20).window("2m").burst(5).build())).isEqualTo(key(bucket));
+		assertThat(key(bucket.toBuilder().algorithm(Algorithm.TOKEN_BUCKET).build())).isNotEqualTo(key(bucket));
+	}
+
+	private String key(LimitSpec spec) {
+		return this.keys.keys("b", "k", List.of(spec))[0];
 	}
 
 	@Test

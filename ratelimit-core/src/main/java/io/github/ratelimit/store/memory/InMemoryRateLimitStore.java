@@ -159,7 +159,10 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public void reset(String bucket, String key, List<LimitSpec> limits) {
 		StoreArguments.check(bucket, key, limits);
-		this.states.asMap().computeIfPresent(StateKey.of(bucket, key), InMemoryRateLimitStore::retire);
+		this.states.asMap().computeIfPresent(StateKey.of(bucket, key), (k, state) -> {
+			state.resetAndHold(limits, this.clock.nowMicros());
+			return state.isRetired() ? null : state;
+		});
 	}
 
 	@Override

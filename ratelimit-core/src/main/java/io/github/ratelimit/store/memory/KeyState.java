@@ -29,10 +29,12 @@ import io.github.ratelimit.algorithm.Meter;
 final class KeyState {
 
 	/**
-	 * The longest hold, in microseconds: Caffeine caps expiry at about 146 years, and a
-	 * hold must never outlast the map's real one.
+	 * The longest hold, in microseconds: Caffeine caps expiry at
+	 * {@code Long.MAX_VALUE >> 1} ns (about 146 years), and a hold must never outlast the
+	 * map's real one. It is longer than any state's lifetime (two windows of at most 50
+	 * years).
 	 */
-	private static final long MAX_HOLD_MICROS = (Long.MAX_VALUE >> 2) / 1000L;
+	private static final long MAX_HOLD_MICROS = (Long.MAX_VALUE >> 1) / 1000L;
 
 	/**
 	 * The hold beyond the lifetime, at most: how long a hot key goes without a map write,
@@ -52,6 +54,14 @@ final class KeyState {
 	}
 
 	private Meter[] meters = new Meter[0];
+
+	/**
+	 * States of earlier limits at a position, kept until they are fresh again: a limit
+	 * whose algorithm, window or segments changed is a state of its own, as it is a key
+	 * of its own in Redis, and comes back if the limit changes back in its lifetime.
+	 * {@code null} while there is none, which is almost always.
+	 */
+	private @Nullable List<Parked> parked;
 
 	/**
 	 * {@code meters[0]} once fitted: a single-limit decision on a held key then reaches
@@ -194,6 +204,28 @@ final class KeyState {
 	}
 
 	/**
+	 * Makes the states of {@code limits} fresh inside the map's compute, and only those:
+	 * states of other limits (set aside after a change) stay, as their keys stay in
+	 * Redis.
+	 */
+	synchronized void resetAndHold(List<LimitSpec> limits, long now) {
+		long version = beginWrite();
+		try {
+			advance(now);
+			Meter[] meters = meters(limits);
+			for (int i = 0; i < meters.length; i++) {
+				meters[i] = Meter.create(limits.get(i));
+			}
+			this.first = meters[0];
+			this.heldFor = List.of();
+			hold(limits, now);
+		}
+		finally {
+			endWrite(version);
+		}
+	}
+
+	/**
 	 * Repeats the rejection of a busy key without taking the lock, so that threads turned
 	 * away from one key do not queue for it: the meter's dry run only reads, and the
 	 * {@link #version} read before and after proves no write overlapped it. A rejection
@@ -284,6 +316,14 @@ final class KeyState {
 			return;
 		}
 		long lifetime = lifetimeMicros(limits);
+		List<Parked> parked = this.parked;
+		if (parked != null) {
+			parked.removeIf((p) -> p.meter.expiresAtMicros() <= time);
+			for (Parked p : parked) {
+				lifetime = Math.max(lifetime, p.meter.expiresAtMicros() - time);
+			}
+			this.parked = parked.isEmpty() ? null : parked;
+		}
 		long slack = Math.min(lifetime, MAX_SLACK_MICROS);
 		this.heldUntilMicros = time + Math.min(lifetime + slack, MAX_HOLD_MICROS);
 		this.heldFor = limits;
@@ -294,6 +334,11 @@ final class KeyState {
 		long expiresAt = Long.MIN_VALUE;
 		for (int i = 0; i < this.meters.length; i++) {
 			expiresAt = Math.max(expiresAt, this.meters[i].expiresAtMicros(limits.get(i)));
+		}
+		if (this.parked != null) {
+			for (Parked p : this.parked) {
+				expiresAt = Math.max(expiresAt, p.meter.expiresAtMicros());
+			}
 		}
 		return expiresAt;
 	}
@@ -369,6 +414,9 @@ final class KeyState {
 		if (meters.length != limits.size()) {
 			Meter[] resized = new Meter[limits.size()];
 			System.arraycopy(meters, 0, resized, 0, Math.min(meters.length, resized.length));
+			for (int i = resized.length; i < meters.length; i++) {
+				park(i, meters[i]);
+			}
 			this.meters = resized;
 			meters = resized;
 			this.heldFor = List.of();
@@ -376,12 +424,48 @@ final class KeyState {
 		for (int i = 0; i < meters.length; i++) {
 			LimitSpec spec = limits.get(i);
 			if (meters[i] == null || !meters[i].fits(spec)) {
-				meters[i] = Meter.create(spec);
+				Meter previous = meters[i];
+				meters[i] = unpark(i, spec);
+				if (previous != null) {
+					park(i, previous);
+				}
 				this.heldFor = List.of();
 			}
 		}
 		this.first = meters[0];
 		return meters;
+	}
+
+	private void park(int index, Meter meter) {
+		if (meter.expiresAtMicros() <= this.lastNow) {
+			return;
+		}
+		List<Parked> parked = this.parked;
+		if (parked == null) {
+			parked = new ArrayList<>(2);
+			this.parked = parked;
+		}
+		parked.add(new Parked(index, meter));
+	}
+
+	private Meter unpark(int index, LimitSpec spec) {
+		List<Parked> parked = this.parked;
+		if (parked != null) {
+			for (int i = 0; i < parked.size(); i++) {
+				Parked p = parked.get(i);
+				if (p.index == index && p.meter.fits(spec)) {
+					parked.remove(i);
+					return p.meter;
+				}
+			}
+		}
+		return Meter.create(spec);
+	}
+
+	/**
+	 * A state set aside at its position in the limits.
+	 */
+	private record Parked(int index, Meter meter) {
 	}
 
 }

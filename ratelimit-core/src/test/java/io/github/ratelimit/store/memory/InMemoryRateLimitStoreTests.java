@@ -160,4 +160,21 @@ class InMemoryRateLimitStoreTests extends RateLimitStoreContractTests {
 		assertThat(bounded.peek("mixed", "loyal", List.of(spec)).remaining()).isEqualTo(1_000_000 - 20_000);
 	}
 
+	@Test
+	void aRejectedRequestOnANewKeyLeavesNothingBehind() {
+		InMemoryRateLimitStore memory = (InMemoryRateLimitStore) this.store;
+		for (Algorithm algorithm : Algorithm.values()) {
+			LimitSpec spec = spec(algorithm);
+			assertThat(memory.decide("rejected", algorithm.name(), List.of(spec), spec.capacity() + 1).allowed())
+				.isFalse();
+			assertThat(memory.decide("rejected", algorithm.name(), List.of(spec), Long.MAX_VALUE).allowed()).isFalse();
+			assertThat(memory.size()).as("after rejections by %s", algorithm).isZero();
+		}
+		LimitSpec leaky = spec(Algorithm.LEAKY_BUCKET);
+		memory.decide("rejected", "leaky", List.of(leaky), 5);
+		this.time.advanceMicros(W_SECONDS * 1_000_000L);
+		memory.decide("rejected", "leaky", List.of(leaky), L + 1);
+		assertThat(memory.size()).as("a key whose state is fresh again and then rejected").isZero();
+	}
+
 }

@@ -146,7 +146,7 @@ class BadInputTests {
 			List<String> keys = redisKeys("rl:{bad-header:*");
 			System.out.printf("[ops] 1 MB keys in Redis: %s%n", keys);
 			assertThat(keys).hasSize(4).allSatisfy((name) -> assertThat(name.length()).isLessThan(100));
-			assertThat(keys).contains("rl:{bad-header:small-key}:sl0");
+			assertThat(keys).contains("rl:{bad-header:small-key}:sl0:3600000000");
 		}
 	}
 
@@ -175,8 +175,8 @@ class BadInputTests {
 				assertThat(name.chars().filter((c) -> c == '}').count()).as(name).isEqualTo(1);
 				assertThat(name.chars().allMatch((c) -> c > ' ' && c < 127)).as("printable ASCII: %s", name).isTrue();
 			});
-			assertThat(names).contains("rl:{bad-param:a%20b}:sl0", "rl:{bad-param:a%2520b}:sl0",
-					"rl:{bad-param:%7Bbraces%7D}:sl0", "rl:{bad-param:line%0Abreak}:sl0");
+			assertThat(names).contains("rl:{bad-param:a%20b}:sl0:3600000000", "rl:{bad-param:a%2520b}:sl0:3600000000",
+					"rl:{bad-param:%7Bbraces%7D}:sl0:3600000000", "rl:{bad-param:line%0Abreak}:sl0:3600000000");
 		}
 	}
 

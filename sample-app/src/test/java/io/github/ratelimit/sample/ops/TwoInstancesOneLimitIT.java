@@ -127,7 +127,8 @@ class TwoInstancesOneLimitIT {
 				TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restarted));
 		print("Redis back, 60 simultaneous", back);
 		assertExactlyTheLimit(back);
-		assertThat(redis.server().command("EXISTS", "rl:{api:" + clientIp(this.burst) + "}:sl0")).isEqualTo("1");
+		assertThat(redis.server().command("EXISTS", "rl:{api:" + clientIp(this.burst) + "}:sl0:3600000000"))
+			.isEqualTo("1");
 	}
 
 	private int[] startInstances() {

@@ -1,0 +1,44 @@
+-- fixed_window.lua: a counter for the window floor(t / W).
+-- KEYS      key: hash {w = window index, c = count}; expires at the end of the window.
+-- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] window in µs.
+-- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost,
+--           now (µs), max_delay, ttl_slack, commit, floor/max/min.
+-- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
+--           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
+--           With commit the permits are taken when allowed; a rejection writes nothing (a bucket
+--           whose backlog exceeds a lowered capacity stores the cut backlog). Refund and reset set nothing.
+-- Mirrors   io.github.ratelimit.algorithm.FixedWindowMeter.java
+
+local limit, window = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
+if op == 'x' then
+  redis.call('DEL', key)
+else
+  local index = floor(now / window)
+  local state = redis.call('HMGET', key, 'w', 'c')
+  local used = (tonumber(state[1]) == index) and tonumber(state[2]) or 0
+  local until_next = (index + 1) * window - now
+  if op == 'r' then
+    if used > 0 and used <= cost then
+      redis.call('DEL', key)
+    elseif used > 0 then
+      redis.call('HSET', key, 'c', used - cost)
+    end
+  else
+    available, delay = limit - used, 0
+    reset_now = (used > 0) and until_next or 0
+    -- cost <= limit - used: used may exceed a lowered limit, and cost may be rounded.
+    if cost <= limit - used then
+      allowed, retry, reset_after = 1, 0, until_next
+      if commit and used > 0 then
+        -- The key already expires at the window's end.
+        redis.call('HINCRBY', key, 'c', cost)
+      elseif commit then
+        redis.call('HSET', key, 'w', index, 'c', cost)
+        redis.call('PEXPIRE', key, max(1, -floor(-until_next / 1000)) + ttl_slack)
+      end
+    else
+      allowed, reset_after = 0, reset_now
+      retry = (cost > limit) and -1 or until_next
+    end
+  end
+end

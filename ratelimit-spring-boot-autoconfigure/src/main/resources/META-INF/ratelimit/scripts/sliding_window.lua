@@ -1,0 +1,111 @@
+-- sliding_window.lua: the estimate previous * (W - elapsed) / W + current, compared exactly.
+-- KEYS      key: hash {w = window index, c = current count, p = previous count}; expires 2W after its window starts.
+-- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] window in µs.
+-- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost,
+--           now (µs), max_delay, ttl_slack, commit, floor/max/min.
+-- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
+--           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
+--           With commit the permits are taken when allowed; a rejection writes nothing (a bucket
+--           whose backlog exceeds a lowered capacity stores the cut backlog). Refund and reset set nothing.
+-- Mirrors   io.github.ratelimit.algorithm.SlidingWindowMeter.java
+
+local limit, w = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
+-- count * time products reach 2^105 where doubles are exact only below 2^53, so they are compared
+-- exactly: a * b as three 26-bit limbs, for a, b < 2^53 and one of them below 2^52 (a window in µs,
+-- or a quotient smaller than one).
+local function product(a, b)
+  if a < b then
+    a, b = b, a
+  end
+  local a1, b1 = floor(a / 67108864), floor(b / 67108864)
+  local a0, b0 = a - a1 * 67108864, b - b1 * 67108864
+  local low, cross1, cross2 = a0 * b0, a1 * b0, a0 * b1
+  local carry = floor(low / 67108864)
+  local c1, c2 = floor(cross1 / 67108864), floor(cross2 / 67108864)
+  local mid = (cross1 - c1 * 67108864) + (cross2 - c2 * 67108864) + carry
+  local mid_carry = floor(mid / 67108864)
+  return a1 * b1 + c1 + c2 + mid_carry, mid - mid_carry * 67108864, low - carry * 67108864
+end
+-- a * b <= c * d, exactly.
+local function fits_under(a, b, c, d)
+  local h1, m1, l1 = product(a, b)
+  local h2, m2, l2 = product(c, d)
+  if h1 ~= h2 then
+    return h1 < h2
+  end
+  if m1 ~= m2 then
+    return m1 < m2
+  end
+  return l1 <= l2
+end
+-- floor(a * b / c) for a result below 2^52, exactly: the rounded quotient corrected by exact products.
+local function floor_mul_div(a, b, c)
+  local q = floor(a * b / c)
+  while q > 0 and not fits_under(q, c, a, b) do
+    q = q - 1
+  end
+  while fits_under(q + 1, c, a, b) do
+    q = q + 1
+  end
+  return q
+end
+if op == 'x' then
+  redis.call('DEL', key)
+else
+  local index = floor(now / w)
+  local state = redis.call('HMGET', key, 'w', 'c', 'p')
+  local stored = tonumber(state[1])
+  local current, previous = tonumber(state[2]) or 0, tonumber(state[3]) or 0
+  if stored and stored > index then
+    index = stored
+  elseif stored ~= index then
+    previous = (stored and index == stored + 1) and current or 0
+    current = 0
+  end
+  local elapsed = max(0, now - index * w)
+  local weight = w - elapsed
+  if op == 'r' then
+    if stored then
+      local from_current = min(cost, current)
+      redis.call('HSET', key, 'w', index, 'c', current - from_current, 'p',
+        max(0, previous - (cost - from_current)))
+    end
+  else
+    -- The previous window's share: ceil(previous * weight / w), at most previous.
+    local share = floor_mul_div(previous, weight, w)
+    if not fits_under(previous, weight, share, w) then
+      share = share + 1
+    end
+    available, delay = limit - current - share, 0
+    reset_now = 0
+    if current > 0 then
+      reset_now = weight + w
+    elseif previous > 0 then
+      reset_now = weight
+    end
+    local free = limit - current - cost
+    if free >= 0 and fits_under(previous, weight, free, w) then
+      allowed, retry, reset_after = 1, 0, weight + w
+      if commit then
+        redis.call('HSET', key, 'w', index, 'c', current + cost, 'p', previous)
+        redis.call('PEXPIRE', key, max(1, -floor(-reset_after / 1000)) + ttl_slack)
+      end
+    else
+      allowed, retry, reset_after = 0, -1, reset_now
+      if cost <= limit then
+        -- The smallest elapsed time e in a window with previous * (w - e) <= free * w; w when only the
+        -- next window helps, where current * (w - e) <= (limit - cost) * w must hold. A quotient of
+        -- w or more means e = 0.
+        local in_this_window = w
+        if free >= 0 then
+          in_this_window = (free >= previous) and 0 or (w - floor_mul_div(free, w, previous))
+        end
+        if in_this_window < w then
+          retry = in_this_window - elapsed
+        else
+          retry = weight + ((limit - cost >= current) and 0 or (w - floor_mul_div(limit - cost, w, current)))
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,222 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.ManualTimeSource;
+import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
+import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Feeds the same seeded random traces to {@link InMemoryRateLimitStore} and to the Redis
+ * script on one manual clock and requires every {@link Decision} field of every limit to
+ * be equal. Traces mix decisions (costs from 1 to {@code Long.MAX_VALUE}, leaky bucket
+ * delay bounds), peeks, refunds, resets, several limits per call, and changes of limit,
+ * window, burst, segments and algorithm on live keys; time moves by nothing, by less than
+ * a permit's interval, by parts of a window and past every lifetime.
+ * <p>
+ * {@value #DEFAULT_STEPS} steps in all run with the build;
+ * {@code -Dratelimit.differential.steps=1000000} runs a million.
+ */
+class RedisDifferentialTests {
+
+	private static final int DEFAULT_STEPS = 12_000;
+
+	private static final int SEEDS = 4;
+
+	private static final long START = 1_800_000_000_000_000L;
+
+	private static final long[] LIMITS = { 1, 3, 10, 20 };
+
+	private static final long[] BURSTS = { 1, 5, 10, 30 };
+
+	private static final Duration[] WINDOWS = { Duration.ofMillis(10), Duration.ofSeconds(1), Duration.ofSeconds(2),
+			Duration.ofSeconds(10) };
+
+	private static final int[] SEGMENTS = { 2, 5, 10 };
+
+	private static final String[] KEYS = { "a", "b", "c" };
+
+	@RegisterExtension
+	static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+	private static RedisClient client;
+
+	@BeforeAll
+	static void connect() {
+		client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
+	}
+
+	@AfterAll
+	static void disconnect() {
+		client.shutdown();
+	}
+
+	@ParameterizedTest
+	@ValueSource(ints = { 1, 2, 3, 4 })
+	void bothStoresDecideAlikeOnRandomTraces(int seed) {
+		int steps = Integer.getInteger("ratelimit.differential.steps", DEFAULT_STEPS) / SEEDS;
+		ManualTimeSource time = new ManualTimeSource(START);
+		InMemoryRateLimitStore memory = InMemoryRateLimitStore.builder()
+			.timeSource(time)
+			.executor(Runnable::run)
+			.build();
+		// The manual clock runs far ahead of Redis's: keys must outlive their real-time
+		// TTL.
+		try (RateLimitStore redisStore = RedisRateLimitStore.builder(client)
+			.timeSource(time)
+			.expirySlack(Duration.ofHours(6))
+			.timeout(Duration.ofSeconds(5))
+			.connectTimeout(Duration.ofSeconds(30))
+			.build()) {
+			String bucket = "diff-" + seed + "-" + System.nanoTime();
+			Random random = new Random(seed);
+			List<List<LimitSpec>> limits = new ArrayList<>();
+			for (int k = 0; k < KEYS.length; k++) {
+				limits.add(List.of(randomSpec(random)));
+			}
+			int allowed = 0;
+			int rejected = 0;
+			for (int step = 0; step < steps; step++) {
+				int k = random.nextInt(KEYS.length);
+				String key = KEYS[k];
+				advance(time, random, limits.get(k).get(0));
+				List<LimitSpec> specs = limits.get(k);
+				String context = "seed " + seed + ", step " + step + ", key " + key + ", " + specs + ", t="
+						+ time.nowMicros();
+				int op = random.nextInt(100);
+				if (op < 8) {
+					limits.set(k, changed(random, specs));
+				}
+				else if (op < 16) {
+					long cost = cost(random, specs.get(0));
+					memory.refund(bucket, key, specs, cost);
+					redisStore.refund(bucket, key, specs, cost);
+				}
+				else if (op < 24) {
+					assertSame(memory.peek(bucket, key, specs), redisStore.peek(bucket, key, specs),
+							context + ", peek");
+				}
+				else if (op < 25) {
+					memory.reset(bucket, key, specs);
+					redisStore.reset(bucket, key, specs);
+				}
+				else {
+					long cost = cost(random, specs.get(0));
+					long maxDelay = (random.nextInt(4) == 0) ? (long) random.nextInt(3_000_000)
+							: RateLimitStore.NO_MAX_DELAY;
+					Decision expected = memory.decide(bucket, key, specs, cost, maxDelay);
+					Decision actual = redisStore.decide(bucket, key, specs, cost, maxDelay);
+					assertSame(expected, actual, context + ", decide cost " + cost + " max delay " + maxDelay);
+					if (expected.allowed()) {
+						allowed++;
+					}
+					else {
+						rejected++;
+					}
+				}
+			}
+			assertThat(allowed).as("allowed decisions").isGreaterThan(steps / 10);
+			assertThat(rejected).as("rejected decisions").isGreaterThan(steps / 10);
+		}
+	}
+
+	private static void assertSame(Decision expected, Decision actual, String context) {
+		assertThat(actual.limits()).as(context).hasSameSizeAs(expected.limits());
+		for (int i = 0; i < expected.limits().size(); i++) {
+			Decision e = expected.limits().get(i);
+			Decision a = actual.limits().get(i);
+			String limit = context + ", limit " + i + ": memory " + e + ", redis " + a;
+			assertThat(a.allowed()).as(limit).isEqualTo(e.allowed());
+			assertThat(a.limit()).as(limit).isEqualTo(e.limit());
+			assertThat(a.remaining()).as(limit).isEqualTo(e.remaining());
+			assertThat(a.resetAfterMicros()).as(limit).isEqualTo(e.resetAfterMicros());
+			assertThat(a.retryAfterMicros()).as(limit).isEqualTo(e.retryAfterMicros());
+			assertThat(a.delayMicros()).as(limit).isEqualTo(e.delayMicros());
+		}
+		String all = context + ": memory " + expected + ", redis " + actual;
+		assertThat(actual.allowed()).as(all).isEqualTo(expected.allowed());
+		assertThat(actual.remaining()).as(all).isEqualTo(expected.remaining());
+		assertThat(actual.retryAfterMicros()).as(all).isEqualTo(expected.retryAfterMicros());
+		assertThat(actual.resetAfterMicros()).as(all).isEqualTo(expected.resetAfterMicros());
+		assertThat(actual.delayMicros()).as(all).isEqualTo(expected.delayMicros());
+	}
+
+	private static void advance(ManualTimeSource time, Random random, LimitSpec spec) {
+		long window = spec.windowMicros();
+		switch (random.nextInt(10)) {
+			case 0, 1, 2 -> {
+			}
+			case 3, 4, 5 -> time.advanceMicros(
+					1 + random.nextInt((int) Math.max(1, Math.min(window / spec.limit(), Integer.MAX_VALUE))));
+			case 6, 7, 8 -> time.advanceMicros((long) (random.nextDouble() * window));
+			default -> time.advanceMicros(window + (long) (random.nextDouble() * 3 * window));
+		}
+	}
+
+	private static long cost(Random random, LimitSpec spec) {
+		return switch (random.nextInt(20)) {
+			case 0 -> spec.capacity() + 1 + random.nextInt(3);
+			case 1 -> (random.nextBoolean()) ? Long.MAX_VALUE : LimitSpec.MAX_LIMIT + random.nextInt(3);
+			default -> 1 + random.nextInt((int) Math.min(3, spec.capacity()));
+		};
+	}
+
+	private static LimitSpec randomSpec(Random random) {
+		Algorithm algorithm = Algorithm.values()[random.nextInt(Algorithm.values().length)];
+		return LimitSpec.builder()
+			.algorithm(algorithm)
+			.limit(LIMITS[random.nextInt(LIMITS.length)])
+			.window(WINDOWS[random.nextInt(WINDOWS.length)])
+			.burst(BURSTS[random.nextInt(BURSTS.length)])
+			.segments(SEGMENTS[random.nextInt(SEGMENTS.length)])
+			.build();
+	}
+
+	/** One change: a field of a limit, a limit added or removed, or a new spec. */
+	private static List<LimitSpec> changed(Random random, List<LimitSpec> specs) {
+		LimitSpec spec = specs.get(0);
+		LimitSpec.Builder builder = spec.toBuilder();
+		switch (random.nextInt(7)) {
+			case 0 -> builder.limit(LIMITS[random.nextInt(LIMITS.length)]);
+			case 1 -> builder.window(WINDOWS[random.nextInt(WINDOWS.length)]);
+			case 2 -> builder.burst(BURSTS[random.nextInt(BURSTS.length)]);
+			case 3 -> builder.segments(SEGMENTS[random.nextInt(SEGMENTS.length)]);
+			case 4 -> builder.algorithm(Algorithm.values()[random.nextInt(Algorithm.values().length)]);
+			case 5 -> {
+				return (specs.size() == 1) ? List.of(spec, randomSpec(random)) : List.of(specs.get(1));
+			}
+			default -> {
+				return List.of(randomSpec(random));
+			}
+		}
+		LimitSpec next;
+		try {
+			next = builder.build();
+		}
+		catch (IllegalArgumentException ex) {
+			// A combination LimitSpec refuses (segments shorter than 1ms): no change.
+			return specs;
+		}
+		List<LimitSpec> result = new ArrayList<>(specs);
+		result.set(0, next);
+		return List.copyOf(result);
+	}
+
+}
