@@ -4,6 +4,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -87,6 +88,13 @@ public final class RateLimitAutoConfiguration {
 		}
 		StoreStatus status = new StoreStatus(rateLimitStore.name(), properties.getFailureMode(), false, 0);
 		return () -> status;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	UnservedFilterRulesWarning rateLimitUnservedFilterRulesWarning(RateLimitProperties properties,
+			ListableBeanFactory beanFactory) {
+		return new UnservedFilterRulesWarning(properties, beanFactory);
 	}
 
 	@Bean
