@@ -29,6 +29,7 @@ final class FilterRulesFactory {
 	 * @param expressions parses the key and cost expressions
 	 * @param variables what the expressions see of a request on the stack
 	 * @return the rules
+	 * @throws InvalidFilterRuleException naming the rule when one cannot be built
 	 */
 	static FilterRules create(RateLimitProperties properties, BucketRegistry registry, RateLimitExpressions expressions,
 			RequestVariables variables) {
@@ -41,13 +42,18 @@ final class FilterRulesFactory {
 					: "filter-" + i;
 			BucketDefinition bucket = registry.register(bucketName, RateLimitSettingsMapper.limit(rule),
 					BucketSource.FILTER, name);
-			rules.add(FilterRule.builder(name, bucket.bucket())
-				.paths(rule.getPaths())
-				.methods(rule.getMethods())
-				.key(rule.getKey())
-				.cost(rule.getCost())
-				.nullKeyPolicy(properties.getNullKey())
-				.build(expressions, variables));
+			try {
+				rules.add(FilterRule.builder(name, bucket.bucket())
+					.paths(rule.getPaths())
+					.methods(rule.getMethods())
+					.key(rule.getKey())
+					.cost(rule.getCost())
+					.nullKeyPolicy(properties.getNullKey())
+					.build(expressions, variables));
+			}
+			catch (IllegalArgumentException | IllegalStateException ex) {
+				throw new InvalidFilterRuleException(name, ex);
+			}
 		}
 		return new FilterRules(rules, properties.getFilter().getMatch());
 	}

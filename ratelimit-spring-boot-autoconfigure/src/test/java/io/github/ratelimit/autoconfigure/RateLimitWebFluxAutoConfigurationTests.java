@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
@@ -76,9 +77,12 @@ class RateLimitWebFluxAutoConfigurationTests {
 					"ratelimit.filter.rules[0].key=#request.remoteAddr")
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				assertThat(context.getStartupFailure()).rootCause()
-					.hasMessageContaining("ratelimit.filter.rules[0].key")
-					.hasMessageContaining("#clientIp");
+				FailureAnalysis analysis = new InvalidFilterRuleFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis).isNotNull();
+				assertThat(analysis.getDescription()).contains("ratelimit.filter.rules[0].key")
+					.contains("#request.remoteAddr")
+					.contains("#clientIp");
+				assertThat(analysis.getAction()).contains("ratelimit.filter.rules[0]");
 			});
 	}
 
