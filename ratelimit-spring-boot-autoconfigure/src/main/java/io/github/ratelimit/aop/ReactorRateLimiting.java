@@ -1,10 +1,15 @@
 package io.github.ratelimit.aop;
 
+import java.util.function.Supplier;
+
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
+
+import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.Acquisition;
@@ -26,6 +31,10 @@ import io.github.ratelimit.aop.operation.ReturnKind;
  */
 final class ReactorRateLimiting {
 
+	private static final boolean REACTIVE_WEB_PRESENT = ClassUtils.isPresent(
+			"org.springframework.web.filter.reactive.ServerWebExchangeContextFilter",
+			ReactorRateLimiting.class.getClassLoader());
+
 	private final Acquirer acquirer;
 
 	private final RefundWhen refundWhen;
@@ -46,7 +55,59 @@ final class ReactorRateLimiting {
 	 */
 	Object invoke(MethodInvocation invocation, RateLimitedMethod method, CallPlan plan,
 			RateLimitedEvaluationContext context) throws Throwable {
+		return limit(invocation, invocation.proceed(), method, plan, context);
+	}
+
+	/**
+	 * Returns whether {@link #invokePlanningOnSubscribe} can find a WebFlux request.
+	 * @return {@code true} when Spring's reactive web classes are present
+	 */
+	boolean findsReactiveRequests() {
+		return REACTIVE_WEB_PRESENT;
+	}
+
+	/**
+	 * Limits a call whose expressions read the WebFlux request: the method runs when
+	 * called, as usual; each subscription evaluates the expressions with
+	 * {@code #exchange} and {@code #request} from its subscriber's context, where the
+	 * request's filter chain put the exchange, then limits as {@link #invoke} does.
+	 * @param invocation the call
+	 * @param method its limits
+	 * @param planner evaluates the expressions
+	 * @param contexts a fresh evaluation context of the call per subscription
+	 * @return the limited {@code Mono} or {@code Flux}
+	 * @throws Throwable what the method throws when called
+	 */
+	Object invokePlanningOnSubscribe(MethodInvocation invocation, RateLimitedMethod method, CallPlanner planner,
+			Supplier<RateLimitedEvaluationContext> contexts) throws Throwable {
 		Object returned = invocation.proceed();
+		if (method.returnKind() == ReturnKind.MONO) {
+			return Mono.deferContextual(
+					(subscriber) -> Mono.from(planned(invocation, returned, method, planner, contexts, subscriber)));
+		}
+		return Flux
+			.deferContextual((subscriber) -> planned(invocation, returned, method, planner, contexts, subscriber));
+	}
+
+	private Publisher<?> planned(MethodInvocation invocation, @Nullable Object returned, RateLimitedMethod method,
+			CallPlanner planner, Supplier<RateLimitedEvaluationContext> contexts, ContextView subscriber) {
+		RateLimitedEvaluationContext context = contexts.get();
+		ReactiveExchanges.bind(subscriber, context);
+		CallPlan plan;
+		try {
+			plan = planner.plan(method, context);
+		}
+		catch (RuntimeException ex) {
+			return Flux.error(ex);
+		}
+		if (plan.isEmpty()) {
+			return (returned != null) ? (Publisher<?>) returned : Flux.empty();
+		}
+		return (Publisher<?>) limit(invocation, returned, method, plan, context);
+	}
+
+	private Object limit(MethodInvocation invocation, @Nullable Object returned, RateLimitedMethod method,
+			CallPlan plan, RateLimitedEvaluationContext context) {
 		Mono<Acquisition> acquired = Mono.fromCompletionStage(() -> this.acquirer.acquireAsync(plan.requests()));
 		if (method.returnKind() == ReturnKind.MONO) {
 			Mono<Object> source = (returned != null) ? ((Mono<?>) returned).cast(Object.class) : Mono.empty();

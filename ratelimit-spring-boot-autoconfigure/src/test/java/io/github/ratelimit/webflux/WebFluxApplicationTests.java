@@ -185,6 +185,23 @@ class WebFluxApplicationTests {
 	}
 
 	@Test
+	void rateLimitedMonoReadsTheRequestAndTheExchangeFromTheSubscriberContext() {
+		quoteFor("c1").expectStatus().isOk().expectBody(String.class).isEqualTo("quote");
+		quoteFor("c2").expectStatus().isOk();
+		quoteFor("c1").expectStatus()
+			.isEqualTo(429)
+			.expectBody()
+			.jsonPath("$['violated-policies'][0]")
+			.isEqualTo("client-quotes");
+		quoteFor("c3").expectStatus().isOk();
+		quoteFor("c4").expectStatus()
+			.isEqualTo(429)
+			.expectBody()
+			.jsonPath("$['violated-policies'][0]")
+			.isEqualTo("path-quotes");
+	}
+
+	@Test
 	void rateLimitedFluxRejectionIs429() {
 		from("10.0.6.3", "/api/words").expectStatus().isOk().expectBodyList(String.class).hasSize(1);
 		from("10.0.6.3", "/api/words").expectStatus()
@@ -210,6 +227,10 @@ class WebFluxApplicationTests {
 			.isEqualTo(List.of("leaky-bucket"))
 			.jsonPath("$.buckets[?(@.name == 'search')].mode")
 			.isEqualTo(List.of("shadow"));
+	}
+
+	private WebTestClient.ResponseSpec quoteFor(String client) {
+		return this.client.get().uri("/api/client-quote").header("X-Client", client).exchange();
 	}
 
 	private void exhaust(String address) {

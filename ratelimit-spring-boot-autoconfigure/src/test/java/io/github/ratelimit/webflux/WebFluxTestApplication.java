@@ -84,6 +84,20 @@ class WebFluxTestApplication {
 			return Mono.just(Map.of("quote", "Simple is better than complex."));
 		}
 
+		/**
+		 * One call per minute per {@code X-Client} header, read through {@code #request}
+		 * without a request parameter: the web filter put the exchange in the
+		 * subscriber's context.
+		 */
+		@GetMapping("/api/client-quote")
+		@RateLimited(bucket = "client-quotes", key = "#request.headers.getFirst('X-Client')", limit = 1, window = "1m",
+				algorithm = Algorithm.FIXED_WINDOW)
+		@RateLimited(bucket = "path-quotes", key = "#exchange.request.path.value()", limit = 3, window = "1m",
+				algorithm = Algorithm.FIXED_WINDOW)
+		Mono<String> clientQuote() {
+			return Mono.just("quote");
+		}
+
 		@GetMapping("/api/words")
 		@RateLimited(bucket = "words", limit = 1, window = "1m", algorithm = Algorithm.FIXED_WINDOW)
 		Flux<String> words() {

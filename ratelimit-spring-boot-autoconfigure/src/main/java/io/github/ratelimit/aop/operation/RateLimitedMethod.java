@@ -2,7 +2,11 @@ package io.github.ratelimit.aop.operation;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
+import java.util.stream.Stream;
+
+import org.springframework.expression.Expression;
 
 import io.github.ratelimit.annotation.RateLimited;
 
@@ -27,6 +31,8 @@ public final class RateLimitedMethod {
 
 	private final boolean refundsAfterCall;
 
+	private final boolean readsRequest;
+
 	RateLimitedMethod(Method method, List<RateLimitedOperation> operations, Set<String> parameterNames,
 			String description) {
 		this.method = method;
@@ -35,6 +41,16 @@ public final class RateLimitedMethod {
 		this.parameterNames = Set.copyOf(parameterNames);
 		this.description = description;
 		this.refundsAfterCall = operations.stream().anyMatch((operation) -> operation.refundWhen() != null);
+		this.readsRequest = operations.stream()
+			.flatMap((operation) -> Stream.of(operation.key(), operation.cost(), operation.limit(),
+					operation.skipWhen(), operation.refundWhen()))
+			.filter(Objects::nonNull)
+			.map(Expression::getExpressionString)
+			.anyMatch((text) -> reads(text, "request") || reads(text, "exchange"));
+	}
+
+	private boolean reads(String expression, String variable) {
+		return expression.contains("#" + variable) && !this.parameterNames.contains(variable);
 	}
 
 	/**
@@ -78,6 +94,16 @@ public final class RateLimitedMethod {
 	 */
 	public boolean refundsAfterCall() {
 		return this.refundsAfterCall;
+	}
+
+	/**
+	 * Returns whether an expression reads {@code #request} or {@code #exchange} from the
+	 * web request (rather than from an argument of that name): on a reactive stack that
+	 * request is found in the subscriber's context, not on the calling thread.
+	 * @return {@code true} when some expression may read the request
+	 */
+	public boolean readsRequest() {
+		return this.readsRequest;
 	}
 
 	@Override

@@ -10,6 +10,7 @@ import reactor.core.publisher.Mono;
 import org.springframework.core.Ordered;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
@@ -77,8 +78,19 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		return this.order;
 	}
 
+	/**
+	 * Limits the request by the rules, and puts the exchange in the subscriber context of
+	 * the rest of the chain (as {@link ServerWebExchangeContextFilter} does), where
+	 * {@code @RateLimited} methods returning {@code Mono} or {@code Flux} find it for
+	 * {@code #request} and {@code #exchange}.
+	 */
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+		return limit(exchange, chain).contextWrite(
+				(context) -> context.put(ServerWebExchangeContextFilter.EXCHANGE_CONTEXT_ATTRIBUTE, exchange));
+	}
+
+	private Mono<Void> limit(ServerWebExchange exchange, WebFilterChain chain) {
 		if (this.rules.rules().isEmpty()) {
 			return chain.filter(exchange);
 		}
