@@ -13,6 +13,7 @@ import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.Acquisition;
+import io.github.ratelimit.acquire.RateLimitObserver;
 import io.github.ratelimit.aop.operation.RateLimitedMethod;
 import io.github.ratelimit.aop.operation.ReturnKind;
 
@@ -108,7 +109,8 @@ final class ReactorRateLimiting {
 
 	private Object limit(MethodInvocation invocation, @Nullable Object returned, RateLimitedMethod method,
 			CallPlan plan, RateLimitedEvaluationContext context) {
-		Mono<Acquisition> acquired = Mono.fromCompletionStage(() -> this.acquirer.acquireAsync(plan.requests()));
+		Mono<Acquisition> acquired = Mono.fromCompletionStage(() -> this.acquirer.acquireAsync(plan.requests()))
+			.transformDeferredContextual((acquisition, subscriber) -> reportTo(subscriber, acquisition));
 		if (method.returnKind() == ReturnKind.MONO) {
 			Mono<Object> source = (returned != null) ? ((Mono<?>) returned).cast(Object.class) : Mono.empty();
 			return acquired.flatMap(
@@ -118,6 +120,19 @@ final class ReactorRateLimiting {
 		Flux<Object> source = (returned != null) ? Flux.from((Publisher<?>) returned).cast(Object.class) : Flux.empty();
 		return acquired.flatMapMany((acquisition) -> acquisition.granted()
 				? withRefunds(source, method, plan, acquisition, context) : fallback(invocation, plan, acquisition));
+	}
+
+	/**
+	 * Tells the call's decisions to the {@link RateLimitObserver} in the subscriber's
+	 * context, if any: the WebFlux filter puts one there that adds them to the limit
+	 * headers of the response being served.
+	 */
+	private static Mono<Acquisition> reportTo(ContextView subscriber, Mono<Acquisition> acquisition) {
+		RateLimitObserver observer = subscriber.getOrDefault(RateLimitObserver.class, null);
+		if (observer == null) {
+			return acquisition;
+		}
+		return acquisition.doOnNext((acquired) -> acquired.results().forEach(observer::onDecision));
 	}
 
 	/**

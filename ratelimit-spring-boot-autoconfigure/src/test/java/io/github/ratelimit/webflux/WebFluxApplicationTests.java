@@ -170,10 +170,14 @@ class WebFluxApplicationTests {
 	}
 
 	@Test
-	void rateLimitedMonoRejectionIs429WithHeadersAndNoErrorLog(CapturedOutput output) {
-		for (int i = 0; i < 3; i++) {
+	void rateLimitedMonoHasLimitHeadersAndItsRejectionIs429WithNoErrorLog(CapturedOutput output) {
+		for (int i = 1; i <= 3; i++) {
 			from("10.0.6.1", "/api/quote").expectStatus()
 				.isOk()
+				.expectHeader()
+				.valueEquals("RateLimit-Policy", "\"quotes\";q=3;w=10")
+				.expectHeader()
+				.valueEquals("RateLimit", "\"quotes\";r=" + (3 - i) + ";t=10")
 				.expectBody()
 				.jsonPath("$.quote")
 				.isEqualTo("Simple is better than complex.");

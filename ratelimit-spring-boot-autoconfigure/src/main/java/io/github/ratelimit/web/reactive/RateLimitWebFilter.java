@@ -17,6 +17,7 @@ import org.springframework.web.server.WebFilterChain;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.Acquisition;
+import io.github.ratelimit.acquire.RateLimitObserver;
 import io.github.ratelimit.acquire.RateLimitResult;
 import io.github.ratelimit.expression.NullKeyPolicy;
 import io.github.ratelimit.store.StoreUnavailableException;
@@ -79,15 +80,18 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 	}
 
 	/**
-	 * Limits the request by the rules, and puts the exchange in the subscriber context of
-	 * the rest of the chain (as {@link ServerWebExchangeContextFilter} does), where
-	 * {@code @RateLimited} methods returning {@code Mono} or {@code Flux} find it for
-	 * {@code #request} and {@code #exchange}.
+	 * Limits the request by the rules, and puts in the subscriber context of the rest of
+	 * the chain what {@code @RateLimited} methods returning {@code Mono} or {@code Flux}
+	 * find there: the exchange (as {@link ServerWebExchangeContextFilter} does), for
+	 * {@code #request} and {@code #exchange}, and a {@link RateLimitObserver} that adds
+	 * their decisions to this response's limit headers.
 	 */
 	@Override
 	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-		return limit(exchange, chain).contextWrite(
-				(context) -> context.put(ServerWebExchangeContextFilter.EXCHANGE_CONTEXT_ATTRIBUTE, exchange));
+		RateLimitObserver headers = (result) -> this.responses.addHeaders(exchange, result);
+		return limit(exchange, chain)
+			.contextWrite((context) -> context.put(ServerWebExchangeContextFilter.EXCHANGE_CONTEXT_ATTRIBUTE, exchange)
+				.put(RateLimitObserver.class, headers));
 	}
 
 	private Mono<Void> limit(ServerWebExchange exchange, WebFilterChain chain) {
