@@ -29,6 +29,8 @@ final class RateLimitedEvaluationContext extends MethodBasedEvaluationContext {
 
 	static final String PRINCIPAL = "principal";
 
+	static final String EXCHANGE = "exchange";
+
 	/**
 	 * Shared so its per-class caches survive: a fresh accessor per call reflects every
 	 * time.
@@ -82,6 +84,23 @@ final class RateLimitedEvaluationContext extends MethodBasedEvaluationContext {
 	void captureCaller() {
 		lookupVariable(REQUEST);
 		lookupVariable(PRINCIPAL);
+	}
+
+	/**
+	 * Sets the request of a reactive call, found in its subscriber's context: the
+	 * {@code ServerWebExchange} as {@code #exchange} and its request as {@code #request}
+	 * (arguments of those names keep their own values).
+	 * @param exchange the exchange
+	 * @param request its request
+	 */
+	void setExchange(Object exchange, Object request) {
+		if (!this.parameterNames.contains(EXCHANGE)) {
+			setVariable(EXCHANGE, exchange);
+		}
+		if (!this.parameterNames.contains(REQUEST)) {
+			this.requestResolved = true;
+			setVariable(REQUEST, request);
+		}
 	}
 
 	/**

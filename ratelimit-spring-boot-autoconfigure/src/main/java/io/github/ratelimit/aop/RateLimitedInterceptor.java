@@ -78,9 +78,14 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		if (method == null) {
 			return invocation.proceed();
 		}
-		RateLimitedEvaluationContext context = new RateLimitedEvaluationContext(method, invocation.getArguments(),
-				target, this.source.beanResolver(), this.source.parameterNameDiscoverer());
 		ReturnKind kind = method.returnKind();
+		if (kind.isReactive() && method.readsRequest() && this.reactor != null && this.reactor.findsReactiveRequests()
+				&& CallerContext.currentRequest() == null) {
+			// A WebFlux request is in the subscriber's context, not on this thread.
+			return this.reactor.invokePlanningOnSubscribe(invocation, method, this.planner,
+					() -> context(invocation, method, target));
+		}
+		RateLimitedEvaluationContext context = context(invocation, method, target);
 		if (!kind.isAsync()) {
 			return invokeBlocking(invocation, method, context);
 		}
@@ -101,6 +106,12 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 			return invokeCompletionStage(invocation, method, plan, context);
 		}
 		return reactor().invoke(invocation, method, plan, context);
+	}
+
+	private RateLimitedEvaluationContext context(MethodInvocation invocation, RateLimitedMethod method,
+			@Nullable Object target) {
+		return new RateLimitedEvaluationContext(method, invocation.getArguments(), target, this.source.beanResolver(),
+				this.source.parameterNameDiscoverer());
 	}
 
 	private @Nullable Object invokeBlocking(MethodInvocation invocation, RateLimitedMethod method,

@@ -1,13 +1,19 @@
 package io.github.ratelimit.aop;
 
+import java.util.function.Supplier;
+
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
+
+import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.Acquisition;
+import io.github.ratelimit.acquire.RateLimitObserver;
 import io.github.ratelimit.aop.operation.RateLimitedMethod;
 import io.github.ratelimit.aop.operation.ReturnKind;
 
@@ -25,6 +31,10 @@ import io.github.ratelimit.aop.operation.ReturnKind;
  * @author ratelimit-spring-boot-starter authors
  */
 final class ReactorRateLimiting {
+
+	private static final boolean REACTIVE_WEB_PRESENT = ClassUtils.isPresent(
+			"org.springframework.web.filter.reactive.ServerWebExchangeContextFilter",
+			ReactorRateLimiting.class.getClassLoader());
 
 	private final Acquirer acquirer;
 
@@ -46,8 +56,61 @@ final class ReactorRateLimiting {
 	 */
 	Object invoke(MethodInvocation invocation, RateLimitedMethod method, CallPlan plan,
 			RateLimitedEvaluationContext context) throws Throwable {
+		return limit(invocation, invocation.proceed(), method, plan, context);
+	}
+
+	/**
+	 * Returns whether {@link #invokePlanningOnSubscribe} can find a WebFlux request.
+	 * @return {@code true} when Spring's reactive web classes are present
+	 */
+	boolean findsReactiveRequests() {
+		return REACTIVE_WEB_PRESENT;
+	}
+
+	/**
+	 * Limits a call whose expressions read the WebFlux request: the method runs when
+	 * called, as usual; each subscription evaluates the expressions with
+	 * {@code #exchange} and {@code #request} from its subscriber's context, where the
+	 * request's filter chain put the exchange, then limits as {@link #invoke} does.
+	 * @param invocation the call
+	 * @param method its limits
+	 * @param planner evaluates the expressions
+	 * @param contexts a fresh evaluation context of the call per subscription
+	 * @return the limited {@code Mono} or {@code Flux}
+	 * @throws Throwable what the method throws when called
+	 */
+	Object invokePlanningOnSubscribe(MethodInvocation invocation, RateLimitedMethod method, CallPlanner planner,
+			Supplier<RateLimitedEvaluationContext> contexts) throws Throwable {
 		Object returned = invocation.proceed();
-		Mono<Acquisition> acquired = Mono.fromCompletionStage(() -> this.acquirer.acquireAsync(plan.requests()));
+		if (method.returnKind() == ReturnKind.MONO) {
+			return Mono.deferContextual(
+					(subscriber) -> Mono.from(planned(invocation, returned, method, planner, contexts, subscriber)));
+		}
+		return Flux
+			.deferContextual((subscriber) -> planned(invocation, returned, method, planner, contexts, subscriber));
+	}
+
+	private Publisher<?> planned(MethodInvocation invocation, @Nullable Object returned, RateLimitedMethod method,
+			CallPlanner planner, Supplier<RateLimitedEvaluationContext> contexts, ContextView subscriber) {
+		RateLimitedEvaluationContext context = contexts.get();
+		ReactiveExchanges.bind(subscriber, context);
+		CallPlan plan;
+		try {
+			plan = planner.plan(method, context);
+		}
+		catch (RuntimeException ex) {
+			return Flux.error(ex);
+		}
+		if (plan.isEmpty()) {
+			return (returned != null) ? (Publisher<?>) returned : Flux.empty();
+		}
+		return (Publisher<?>) limit(invocation, returned, method, plan, context);
+	}
+
+	private Object limit(MethodInvocation invocation, @Nullable Object returned, RateLimitedMethod method,
+			CallPlan plan, RateLimitedEvaluationContext context) {
+		Mono<Acquisition> acquired = Mono.fromCompletionStage(() -> this.acquirer.acquireAsync(plan.requests()))
+			.transformDeferredContextual((acquisition, subscriber) -> reportTo(subscriber, acquisition));
 		if (method.returnKind() == ReturnKind.MONO) {
 			Mono<Object> source = (returned != null) ? ((Mono<?>) returned).cast(Object.class) : Mono.empty();
 			return acquired.flatMap(
@@ -57,6 +120,19 @@ final class ReactorRateLimiting {
 		Flux<Object> source = (returned != null) ? Flux.from((Publisher<?>) returned).cast(Object.class) : Flux.empty();
 		return acquired.flatMapMany((acquisition) -> acquisition.granted()
 				? withRefunds(source, method, plan, acquisition, context) : fallback(invocation, plan, acquisition));
+	}
+
+	/**
+	 * Tells the call's decisions to the {@link RateLimitObserver} in the subscriber's
+	 * context, if any: the WebFlux filter puts one there that adds them to the limit
+	 * headers of the response being served.
+	 */
+	private static Mono<Acquisition> reportTo(ContextView subscriber, Mono<Acquisition> acquisition) {
+		RateLimitObserver observer = subscriber.getOrDefault(RateLimitObserver.class, null);
+		if (observer == null) {
+			return acquisition;
+		}
+		return acquisition.doOnNext((acquired) -> acquired.results().forEach(observer::onDecision));
 	}
 
 	/**

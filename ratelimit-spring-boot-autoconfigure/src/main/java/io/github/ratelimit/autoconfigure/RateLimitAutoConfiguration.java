@@ -5,6 +5,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -114,6 +115,13 @@ public final class RateLimitAutoConfiguration {
 			ObjectProvider<StoreTarget> storeTarget) {
 		return new RateLimitStartupSummary(applicationContext, properties, registry, rateLimitStore,
 				storeTarget.getIfUnique());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	UnservedFilterRulesWarning rateLimitUnservedFilterRulesWarning(RateLimitProperties properties,
+			ListableBeanFactory beanFactory) {
+		return new UnservedFilterRulesWarning(properties, beanFactory);
 	}
 
 	@Bean

@@ -327,8 +327,8 @@ public class RateLimitProperties implements Validator {
 	public static class Filter {
 
 		/**
-		 * Whether the filter is registered (when rules exist and the app is a servlet web
-		 * application).
+		 * Whether the filter is registered (when rules exist and the app is a servlet or
+		 * a reactive web application).
 		 */
 		private boolean enabled = true;
 

@@ -31,9 +31,11 @@ import io.github.ratelimit.expression.RateLimitExpressions;
  * startup with a message naming the property; per request only matching and evaluation
  * remain.
  * <p>
- * Expressions see the request as {@code #request} and beans as {@code @name}; the request
- * is whatever object the request stack has (an {@code HttpServletRequest} for the servlet
- * filter), of the type the rule is built for. A rule with {@code GET} also matches
+ * Expressions see the request as {@code #request}, the client's address as
+ * {@code #clientIp} and beans as {@code @name}; what else, and of which type
+ * {@code #request} is, depends on the request stack ({@link RequestVariables}: an
+ * {@code HttpServletRequest} for the servlet filter, a {@code ServerHttpRequest} and
+ * {@code #exchange} for the reactive one). A rule with {@code GET} also matches
  * {@code HEAD}, as Spring serves {@code HEAD} with the {@code GET} handler: otherwise
  * {@code HEAD} would be a way around the limit.
  *
@@ -63,14 +65,14 @@ public final class FilterRule {
 
 	private final AtomicBoolean nullKeyReported = new AtomicBoolean();
 
-	private FilterRule(Builder builder, RateLimitExpressions expressions, Class<?> requestType) {
+	private FilterRule(Builder builder, RateLimitExpressions expressions, RequestVariables variables) {
 		this.name = builder.name;
 		this.bucket = builder.bucket;
 		this.nullKeyPolicy = builder.nullKeyPolicy;
 		this.paths = parsePaths(builder.name, builder.paths);
 		this.methods = parseMethods(builder.name, builder.methods);
 		this.key = builder.key.isBlank() ? null
-				: RequestExpression.parse(builder.key, builder.name + ".key", expressions, requestType);
+				: RequestExpression.parse(builder.key, builder.name + ".key", expressions, variables);
 		Long literalCost = parseLong(builder.cost.trim());
 		if (literalCost != null) {
 			this.cost = null;
@@ -84,7 +86,7 @@ public final class FilterRule {
 			this.constantCost = literalCost;
 		}
 		else {
-			this.cost = RequestExpression.parse(builder.cost, builder.name + ".cost", expressions, requestType);
+			this.cost = RequestExpression.parse(builder.cost, builder.name + ".cost", expressions, variables);
 			this.constantCost = 0;
 		}
 	}
@@ -172,7 +174,7 @@ public final class FilterRule {
 
 	/**
 	 * Evaluates the key for a request.
-	 * @param request the request, of the type the rule was built for
+	 * @param request what the filter has of the request (see {@link RequestVariables})
 	 * @return the key, {@code ""} for a rule without a key expression (one limit shared
 	 * by every client), or {@code null} when the expression evaluates to {@code null}
 	 */
@@ -186,7 +188,7 @@ public final class FilterRule {
 
 	/**
 	 * Evaluates the permits a request takes.
-	 * @param request the request, of the type the rule was built for
+	 * @param request what the filter has of the request (see {@link RequestVariables})
 	 * @return the cost, at least 1
 	 * @throws IllegalStateException naming the property when the expression does not give
 	 * a whole number of at least 1
@@ -385,8 +387,22 @@ public final class FilterRule {
 		 * an expression that does not parse
 		 */
 		public FilterRule build(RateLimitExpressions expressions, Class<?> requestType) {
+			return build(expressions, RequestVariables.of(requestType));
+		}
+
+		/**
+		 * Parses and validates the rule for a request stack.
+		 * @param expressions parses and evaluates the SpEL
+		 * @param variables what expressions see of a request ({@code #request},
+		 * {@code #clientIp}, ...)
+		 * @return the rule
+		 * @throws IllegalArgumentException naming the property of a bad path pattern or
+		 * method
+		 * @throws IllegalStateException naming the property of a bad expression or cost
+		 */
+		public FilterRule build(RateLimitExpressions expressions, RequestVariables variables) {
 			return new FilterRule(this, Objects.requireNonNull(expressions, "'expressions' must not be null"),
-					Objects.requireNonNull(requestType, "'requestType' must not be null"));
+					Objects.requireNonNull(variables, "'variables' must not be null"));
 		}
 
 	}

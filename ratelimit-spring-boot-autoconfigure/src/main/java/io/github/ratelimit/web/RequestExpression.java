@@ -15,7 +15,8 @@ import io.github.ratelimit.expression.RateLimitExpressions;
 
 /**
  * One SpEL expression of a filter rule, parsed at startup and evaluated per request with
- * the request as {@code #request} and beans as {@code @name}.
+ * the variables of its request stack ({@link RequestVariables}: {@code #request},
+ * {@code #clientIp}, ...) and beans as {@code @name}.
  * <p>
  * An expression that only reads a getter of the request type, such as
  * {@code #request.remoteAddr} on an {@code HttpServletRequest} (the usual key: the
@@ -23,7 +24,14 @@ import io.github.ratelimit.expression.RateLimitExpressions;
  * costs more than the rate limit decision itself. SpEL would call the same getter: it
  * resolves the property to the {@code get} method of the request's class, which
  * implements the type's. If the getter throws, the expression is evaluated through SpEL
- * after all, so that it fails with SpEL's error.
+ * after all, so that it fails with SpEL's error. {@code #clientIp} alone is read the same
+ * way, from the stack.
+ * <p>
+ * {@code #request.<property>} naming a property the request type lacks and the stack
+ * knows to be a mistake fails at startup, with the stack's hint: on a reactive request,
+ * {@code #request.remoteAddr} copied from a servlet example would otherwise fail on every
+ * request. Other properties are left to SpEL, since a wrapped request may have more
+ * getters than its type.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -32,20 +40,28 @@ final class RequestExpression {
 	/** {@code #request.<property>}, as SpEL's tokenizer reads identifiers. */
 	private static final Pattern REQUEST_PROPERTY = Pattern.compile("#request\\.([A-Za-z_$][A-Za-z0-9_$]*)");
 
+	private static final String CLIENT_IP = "#" + RequestVariables.CLIENT_IP;
+
 	private final Expression expression;
 
 	private final String where;
 
 	private final RateLimitExpressions expressions;
 
+	private final RequestVariables variables;
+
 	private final @Nullable Method getter;
 
+	private final boolean clientIpOnly;
+
 	private RequestExpression(Expression expression, String where, RateLimitExpressions expressions,
-			@Nullable Method getter) {
+			RequestVariables variables, @Nullable Method getter) {
 		this.expression = expression;
 		this.where = where;
 		this.expressions = expressions;
+		this.variables = variables;
 		this.getter = getter;
+		this.clientIpOnly = CLIENT_IP.equals(expression.getExpressionString().trim());
 	}
 
 	/**
@@ -54,37 +70,41 @@ final class RequestExpression {
 	 * @param where the property it is configured in, for messages, e.g.
 	 * {@code ratelimit.filter.rules[0].key}
 	 * @param expressions parses and evaluates SpEL
-	 * @param requestType the type of the request object
+	 * @param variables what the expression sees of a request
 	 * @return the parsed expression
 	 * @throws RateLimitExpressions.InvalidExpressionException naming {@code where} and
 	 * the expression
 	 * @throws InvalidFilterRuleException when it reads a property or method the request
 	 * type does not have
 	 */
-	static RequestExpression parse(String text, String where, RateLimitExpressions expressions, Class<?> requestType) {
+	static RequestExpression parse(String text, String where, RateLimitExpressions expressions,
+			RequestVariables variables) {
 		Expression expression = expressions.parse(text, where);
-		RequestProperties.check(expression, where, requestType);
-		return new RequestExpression(expression, where, expressions, getter(text.trim(), requestType));
+		RequestProperties.check(expression, where, variables.requestType());
+		return new RequestExpression(expression, where, expressions, variables, getter(text.trim(), where, variables));
 	}
 
 	/**
 	 * Evaluates the expression for a request.
-	 * @param request the request
+	 * @param exchange the filter's object for the request
 	 * @return the value, possibly {@code null}
 	 * @throws RateLimitExpressions.InvalidExpressionException naming the property and the
 	 * expression when evaluation fails
 	 */
-	@Nullable Object value(Object request) {
+	@Nullable Object value(Object exchange) {
 		if (this.getter != null) {
 			try {
-				return this.getter.invoke(request);
+				return this.getter.invoke(this.variables.request(exchange));
 			}
 			catch (IllegalAccessException | InvocationTargetException ex) {
 				// Fall through to SpEL, for its error.
 			}
 		}
+		if (this.clientIpOnly) {
+			return this.variables.clientIp(exchange);
+		}
 		StandardEvaluationContext context = this.expressions.context(null);
-		context.setVariable("request", request);
+		this.variables.bind(exchange, context);
 		return this.expressions.evaluate(this.expression, context, this.where);
 	}
 
@@ -104,17 +124,32 @@ final class RequestExpression {
 	 * method of that name whenever the interface does, so SpEL is certain to find the
 	 * same one.
 	 */
-	private static @Nullable Method getter(String text, Class<?> requestType) {
+	private static @Nullable Method getter(String text, String where, RequestVariables variables) {
 		Matcher matcher = REQUEST_PROPERTY.matcher(text);
 		if (!matcher.matches()) {
 			return null;
 		}
+		Class<?> requestType = variables.requestType();
 		String property = matcher.group(1);
 		String suffix = (property.length() > 1 && Character.isUpperCase(property.charAt(1))) ? property
 				: StringUtils.capitalize(property);
+		Method getter = publicMethod(requestType, "get" + suffix);
+		if (getter != null && getter.getReturnType() != void.class) {
+			return getter;
+		}
+		String hint = variables.hint(property);
+		if (!hint.isEmpty() && publicMethod(requestType, "is" + suffix) == null) {
+			// A property known to be missing on this stack (copied from another stack's
+			// example) would fail on every request.
+			throw new IllegalStateException(where + ": '" + text + "' reads property '" + property + "', which "
+					+ requestType.getSimpleName() + " does not have; " + hint);
+		}
+		return null;
+	}
+
+	private static @Nullable Method publicMethod(Class<?> type, String name) {
 		try {
-			Method method = requestType.getMethod("get" + suffix);
-			return (method.getReturnType() != void.class) ? method : null;
+			return type.getMethod(name);
 		}
 		catch (NoSuchMethodException ex) {
 			return null;

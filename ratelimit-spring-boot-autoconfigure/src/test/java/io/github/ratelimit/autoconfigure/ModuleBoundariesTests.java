@@ -69,13 +69,14 @@ class ModuleBoundariesTests {
 	}
 
 	@Test
-	void theNeutralWebPackageUsesNoServletType() {
+	void theNeutralWebPackageUsesNoTypeOfARequestStack() {
 		noClasses().that()
 			.resideInAPackage("io.github.ratelimit.web")
 			.should()
 			.dependOnClassesThat()
 			.resideInAnyPackage("jakarta.servlet..", "org.springframework.web.servlet..",
-					"io.github.ratelimit.web.servlet..")
+					"io.github.ratelimit.web.servlet..", "org.springframework.web.server..",
+					"org.springframework.http.server.reactive..", "reactor..", "io.github.ratelimit.web.reactive..")
 			.allowEmptyShould(false)
 			.check(classes);
 		assertThat(classes.get("io.github.ratelimit.web.servlet.RateLimitFilter")
@@ -83,6 +84,33 @@ class ModuleBoundariesTests {
 			.stream()
 			.anyMatch((dependency) -> dependency.getTargetClass().getPackageName().startsWith("jakarta.servlet")))
 			.as("the rule looks for the package the servlet side really uses")
+			.isTrue();
+	}
+
+	@Test
+	void theServletAndTheReactiveStacksDoNotMeet() {
+		noClasses().that()
+			.resideInAPackage("io.github.ratelimit.web.reactive..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("jakarta.servlet..", "org.springframework.web.servlet..",
+					"io.github.ratelimit.web.servlet..")
+			.allowEmptyShould(false)
+			.check(classes);
+		noClasses().that()
+			.resideInAPackage("io.github.ratelimit.web.servlet..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("org.springframework.web.server..", "io.github.ratelimit.web.reactive..")
+			.allowEmptyShould(false)
+			.check(classes);
+		assertThat(classes.get("io.github.ratelimit.web.reactive.RateLimitWebFilter")
+			.getDirectDependenciesFromSelf()
+			.stream()
+			.anyMatch((dependency) -> dependency.getTargetClass()
+				.getPackageName()
+				.equals("org.springframework.web.server")))
+			.as("the rule looks for the package the reactive side really uses")
 			.isTrue();
 	}
 

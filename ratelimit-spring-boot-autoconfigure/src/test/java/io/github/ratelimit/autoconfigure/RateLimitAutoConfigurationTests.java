@@ -125,7 +125,8 @@ class RateLimitAutoConfigurationTests {
 	void everyBeanCanBeReplacedByTheUser() {
 		for (Class<?> configuration : List.of(RateLimitAutoConfiguration.class, RedisStoreConfiguration.class,
 				MemoryStoreConfiguration.class, RateLimitAopAutoConfiguration.class,
-				RateLimitWebAutoConfiguration.class, RateLimitEndpointAutoConfiguration.class,
+				RateLimitWebAutoConfiguration.class, RateLimitWebFluxAutoConfiguration.class,
+				RateLimitHeadersConfiguration.class, RateLimitEndpointAutoConfiguration.class,
 				RateLimitMetricsAutoConfiguration.class)) {
 			for (Method method : configuration.getDeclaredMethods()) {
 				if (AnnotatedElementUtils.hasAnnotation(method, Bean.class)) {

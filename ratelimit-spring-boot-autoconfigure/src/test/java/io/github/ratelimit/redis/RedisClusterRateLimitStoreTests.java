@@ -5,6 +5,8 @@ import java.util.List;
 
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.resource.ClientResources;
+import io.netty.resolver.DefaultAddressResolverGroup;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,17 +26,24 @@ class RedisClusterRateLimitStoreTests extends RateLimitStoreContractTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = RedisServerExtension.cluster();
 
+	private static ClientResources resources;
+
 	private static RedisClusterClient client;
 
 	@BeforeAll
 	static void connect() {
 		List<RedisURI> nodes = redis.nodes().stream().map((node) -> RedisURI.create("redis://" + node)).toList();
-		client = RedisClusterClient.create(nodes);
+		// The nodes are IP literals: the JDK's resolver, not Netty's DNS resolver, which
+		// Lettuce picks when reactor-netty is on the class path (the WebFlux tests) and
+		// whose start-up on a busy machine outlasts the first connect timeout.
+		resources = ClientResources.builder().addressResolverGroup(DefaultAddressResolverGroup.INSTANCE).build();
+		client = RedisClusterClient.create(resources, nodes);
 	}
 
 	@AfterAll
 	static void disconnect() {
 		client.shutdown();
+		resources.shutdown();
 	}
 
 	@Override

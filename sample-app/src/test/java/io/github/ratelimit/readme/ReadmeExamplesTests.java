@@ -32,6 +32,7 @@ class ReadmeExamplesTests {
 	private static final Path README = Path.of("..", "README.md");
 
 	private static final List<Path> EXAMPLES = List.of(Path.of("src/test/java/io/github/ratelimit/readme"),
+			Path.of("../ratelimit-spring-boot-autoconfigure/src/test/java/io/github/ratelimit/readme"),
 			Path.of("../ratelimit-spring-cloud-gateway/src/test/java/io/github/ratelimit/readme"));
 
 	private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
@@ -42,7 +43,7 @@ class ReadmeExamplesTests {
 		for (Path directory : EXAMPLES) {
 			try (Stream<Path> files = Files.list(directory)) {
 				for (Path file : files.filter((f) -> f.toString().endsWith(".java")).toList()) {
-					examples.put(file.getFileName().toString(), normalize(Files.readString(file)));
+					examples.put(file.toString(), normalize(Files.readString(file)));
 				}
 			}
 		}

@@ -2,11 +2,14 @@ package io.github.ratelimit.aop.operation;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.core.annotation.RepeatableContainers;
+import org.springframework.expression.Expression;
 
 import io.github.ratelimit.annotation.RateLimited;
 
@@ -35,6 +38,8 @@ public final class RateLimitedMethod {
 
 	private final boolean scheduledTask;
 
+	private final boolean readsRequest;
+
 	RateLimitedMethod(Method method, List<RateLimitedOperation> operations, Set<String> parameterNames,
 			String description) {
 		this.method = method;
@@ -46,6 +51,16 @@ public final class RateLimitedMethod {
 		this.scheduledTask = method.getReturnType() == void.class && MergedAnnotations
 			.from(method, SearchStrategy.TYPE_HIERARCHY, RepeatableContainers.standardRepeatables())
 			.isPresent(SCHEDULED);
+		this.readsRequest = operations.stream()
+			.flatMap((operation) -> Stream.of(operation.key(), operation.cost(), operation.limit(),
+					operation.skipWhen(), operation.refundWhen()))
+			.filter(Objects::nonNull)
+			.map(Expression::getExpressionString)
+			.anyMatch((text) -> reads(text, "request") || reads(text, "exchange"));
+	}
+
+	private boolean reads(String expression, String variable) {
+		return expression.contains("#" + variable) && !this.parameterNames.contains(variable);
 	}
 
 	/**
@@ -108,6 +123,16 @@ public final class RateLimitedMethod {
 	 */
 	public boolean refundsAfterCall() {
 		return this.refundsAfterCall;
+	}
+
+	/**
+	 * Returns whether an expression reads {@code #request} or {@code #exchange} from the
+	 * web request (rather than from an argument of that name): on a reactive stack that
+	 * request is found in the subscriber's context, not on the calling thread.
+	 * @return {@code true} when some expression may read the request
+	 */
+	public boolean readsRequest() {
+		return this.readsRequest;
 	}
 
 	@Override

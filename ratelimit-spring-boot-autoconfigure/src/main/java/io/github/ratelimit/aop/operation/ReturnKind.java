@@ -51,4 +51,12 @@ public enum ReturnKind {
 		return this != BLOCKING;
 	}
 
+	/**
+	 * Returns whether the method returns a Reactor publisher.
+	 * @return {@code true} for {@code Mono} and {@code Flux}
+	 */
+	public boolean isReactive() {
+		return this == MONO || this == FLUX;
+	}
+
 }

@@ -15,6 +15,7 @@ import org.springframework.web.servlet.ModelAndView;
 
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.store.StoreUnavailableException;
+import io.github.ratelimit.web.Causes;
 
 /**
  * Turns a {@link RateLimitExceededException} thrown while handling a request (by a
@@ -31,9 +32,6 @@ import io.github.ratelimit.store.StoreUnavailableException;
 public final class RateLimitExceptionResolver implements HandlerExceptionResolver, Ordered {
 
 	private static final Log logger = LogFactory.getLog(RateLimitExceptionResolver.class);
-
-	/** Causes followed to find a wrapped rejection, e.g. in a CompletionException. */
-	private static final int MAX_CAUSE_DEPTH = 8;
 
 	private final RateLimitResponses responses;
 
@@ -53,7 +51,7 @@ public final class RateLimitExceptionResolver implements HandlerExceptionResolve
 		if (response.isCommitted()) {
 			return null;
 		}
-		StoreUnavailableException unavailable = find(ex, StoreUnavailableException.class);
+		StoreUnavailableException unavailable = Causes.find(ex, StoreUnavailableException.class);
 		if (unavailable != null) {
 			try {
 				this.responses.writeUnavailable(request, response);
@@ -63,7 +61,7 @@ public final class RateLimitExceptionResolver implements HandlerExceptionResolve
 			}
 			return new ModelAndView();
 		}
-		RateLimitExceededException rejection = find(ex, RateLimitExceededException.class);
+		RateLimitExceededException rejection = Causes.find(ex, RateLimitExceededException.class);
 		if (rejection == null) {
 			return null;
 		}
@@ -75,17 +73,6 @@ public final class RateLimitExceptionResolver implements HandlerExceptionResolve
 			logger.debug("Could not write the 429 response for bucket '" + rejection.getBucket() + "'", writeFailure);
 		}
 		return new ModelAndView();
-	}
-
-	private static <T extends Throwable> @Nullable T find(Throwable ex, Class<T> type) {
-		Throwable current = ex;
-		for (int depth = 0; current != null && depth < MAX_CAUSE_DEPTH; depth++) {
-			if (type.isInstance(current)) {
-				return type.cast(current);
-			}
-			current = current.getCause();
-		}
-		return null;
 	}
 
 	@Override

@@ -1,0 +1,60 @@
+package io.github.ratelimit.autoconfigure;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.web.server.WebFilter;
+
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.expression.RateLimitExpressions;
+import io.github.ratelimit.web.RateLimitHeaders;
+import io.github.ratelimit.web.reactive.ExchangeVariables;
+import io.github.ratelimit.web.reactive.RateLimitWebExceptionHandler;
+import io.github.ratelimit.web.reactive.RateLimitWebFilter;
+import io.github.ratelimit.web.reactive.ReactiveRateLimitResponses;
+
+/**
+ * Rate limiting for reactive (WebFlux) web applications: the web filter for
+ * {@code ratelimit.filter.rules} (passing every request on when there are none), limit
+ * headers on every response the filter limits, and 429 (or 503) responses for rejections
+ * that reach the web handler, such as those of {@code @RateLimited} controller methods
+ * returning {@code Mono} or {@code Flux}.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnClass({ WebFilter.class, reactor.core.publisher.Mono.class })
+@ConditionalOnBean(Acquirer.class)
+@Import(RateLimitHeadersConfiguration.class)
+public final class RateLimitWebFluxAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	ReactiveRateLimitResponses reactiveRateLimitResponses(RateLimitHeaders rateLimitHeaders) {
+		return new ReactiveRateLimitResponses(rateLimitHeaders);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitWebExceptionHandler rateLimitWebExceptionHandler(ReactiveRateLimitResponses responses) {
+		return new RateLimitWebExceptionHandler(responses);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
+	RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, BucketRegistry registry,
+			RateLimitExpressions expressions, Acquirer rateLimitAcquirer, ReactiveRateLimitResponses responses) {
+		return new RateLimitWebFilter(
+				FilterRulesFactory.create(properties, registry, expressions, new ExchangeVariables()),
+				rateLimitAcquirer, responses, properties.getFilter().getOrder());
+	}
+
+}

@@ -1,0 +1,81 @@
+package io.github.ratelimit.web;
+
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.expression.EvaluationContext;
+
+/**
+ * What the expressions of a filter rule see of a request on one request stack. A filter
+ * hands the rules the object it has for a request (an {@code HttpServletRequest} for the
+ * servlet filter, a {@code ServerWebExchange} for the reactive one); this says which
+ * object {@code #request} is, of which type, and which other variables the stack offers
+ * (the reactive stack adds {@code #exchange}).
+ * <p>
+ * Every stack also offers {@code #clientIp}: the address of the client as text, e.g.
+ * {@code 10.0.0.7}, so that a rule keyed by client address reads the same on every stack
+ * ({@code #request.remoteAddr} on servlets, whose reactive request has a
+ * {@code remoteAddress} of another type instead).
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public interface RequestVariables {
+
+	/** The variable every stack offers for the client's address. */
+	String CLIENT_IP = "clientIp";
+
+	/**
+	 * Returns the type of {@code #request}, whose getters expressions read directly.
+	 * @return the type
+	 */
+	Class<?> requestType();
+
+	/**
+	 * Returns {@code #request} for what the filter has of a request.
+	 * @param exchange the filter's object for the request
+	 * @return the request
+	 */
+	Object request(Object exchange);
+
+	/**
+	 * Returns the client's address as text, for {@code #clientIp}.
+	 * @param exchange the filter's object for the request
+	 * @return the address, or {@code null} when the stack does not know it
+	 */
+	@Nullable String clientIp(Object exchange);
+
+	/**
+	 * Sets the variables of a request in an evaluation context: {@code #request},
+	 * {@code #clientIp} and whatever else the stack offers.
+	 * @param exchange the filter's object for the request
+	 * @param context the context
+	 */
+	default void bind(Object exchange, EvaluationContext context) {
+		context.setVariable("request", request(exchange));
+		context.setVariable(CLIENT_IP, clientIp(exchange));
+	}
+
+	/**
+	 * Returns what to read instead of a property that the request type does not have and
+	 * that is known to be a mistake on this stack, e.g. the reactive stack's way to the
+	 * client address for {@code #request.remoteAddr}, copied from a servlet example.
+	 * @param property the property read
+	 * @return the hint, or {@code ""} when the property is not a known mistake
+	 */
+	default String hint(String property) {
+		return "";
+	}
+
+	/**
+	 * Returns the variables of a stack whose filter object is the request itself, and
+	 * which offers nothing else ({@code #clientIp} is {@code null}).
+	 * @param requestType the type of the request
+	 * @return the variables
+	 */
+	static RequestVariables of(Class<?> requestType) {
+		Objects.requireNonNull(requestType, "'requestType' must not be null");
+		return new PlainRequestVariables(requestType);
+	}
+
+}

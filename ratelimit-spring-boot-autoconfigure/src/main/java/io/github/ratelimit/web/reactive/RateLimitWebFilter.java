@@ -1,0 +1,138 @@
+package io.github.ratelimit.web.reactive;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+import org.springframework.core.Ordered;
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.Acquisition;
+import io.github.ratelimit.acquire.RateLimitObserver;
+import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.expression.NullKeyPolicy;
+import io.github.ratelimit.store.StoreUnavailableException;
+import io.github.ratelimit.web.FilterRule;
+import io.github.ratelimit.web.FilterRules;
+import io.github.ratelimit.web.MatchMode;
+
+/**
+ * Limits requests of a reactive application by the {@code ratelimit.filter.rules}, as the
+ * servlet filter does: with {@link MatchMode#FIRST} the first matching rule applies, with
+ * {@link MatchMode#ALL} every matching rule does, and a request passes only if all of
+ * them allow it. The permits are taken through {@link Acquirer#acquireAsync}, so no
+ * thread waits: the store's answer, a wait for a permit and a leaky bucket delay are all
+ * stages the chain continues after.
+ * <p>
+ * A rejected request gets a 429 from {@link ReactiveRateLimitResponses} and never reaches
+ * the rest of the chain. Buckets in shadow mode never reject. Every decision adds its
+ * limit headers to the response, allowed or not. A rule whose key evaluates to
+ * {@code null} lets the request through unlimited with {@link NullKeyPolicy#SKIP}, and is
+ * answered with 400 with {@link NullKeyPolicy#ERROR} (see the servlet filter for why). A
+ * store that cannot decide under {@code ratelimit.failure-mode=closed} gives 503.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public class RateLimitWebFilter implements WebFilter, Ordered {
+
+	private final FilterRules rules;
+
+	private final Acquirer acquirer;
+
+	private final ReactiveRateLimitResponses responses;
+
+	private final int order;
+
+	/**
+	 * Creates the filter.
+	 * @param rules the rules, built with {@link ExchangeVariables}
+	 * @param acquirer takes the permits, waits and reports the decisions
+	 * @param responses writes 429, 400 and 503 responses and the limit headers
+	 * @param order the filter's order among the application's web filters
+	 */
+	public RateLimitWebFilter(FilterRules rules, Acquirer acquirer, ReactiveRateLimitResponses responses, int order) {
+		this.rules = Objects.requireNonNull(rules, "'rules' must not be null");
+		this.acquirer = Objects.requireNonNull(acquirer, "'acquirer' must not be null");
+		this.responses = Objects.requireNonNull(responses, "'responses' must not be null");
+		this.order = order;
+	}
+
+	/**
+	 * Returns the rules, in the order they are tried.
+	 * @return the rules
+	 */
+	public List<FilterRule> getRules() {
+		return this.rules.rules();
+	}
+
+	@Override
+	public int getOrder() {
+		return this.order;
+	}
+
+	/**
+	 * Limits the request by the rules, and puts in the subscriber context of the rest of
+	 * the chain what {@code @RateLimited} methods returning {@code Mono} or {@code Flux}
+	 * find there: the exchange (as {@link ServerWebExchangeContextFilter} does), for
+	 * {@code #request} and {@code #exchange}, and a {@link RateLimitObserver} that adds
+	 * their decisions to this response's limit headers.
+	 */
+	@Override
+	public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+		RateLimitObserver headers = (result) -> this.responses.addHeaders(exchange, result);
+		return limit(exchange, chain)
+			.contextWrite((context) -> context.put(ServerWebExchangeContextFilter.EXCHANGE_CONTEXT_ATTRIBUTE, exchange)
+				.put(RateLimitObserver.class, headers));
+	}
+
+	private Mono<Void> limit(ServerWebExchange exchange, WebFilterChain chain) {
+		if (this.rules.rules().isEmpty()) {
+			return chain.filter(exchange);
+		}
+		ServerHttpRequest request = exchange.getRequest();
+		String method = request.getMethod().name();
+		@Nullable PathContainer path = this.rules.needsPath() ? request.getPath().pathWithinApplication() : null;
+		FilterRules.Plan plan;
+		try {
+			plan = this.rules.plan(exchange, method, path);
+		}
+		catch (RuntimeException ex) {
+			return Mono.error(ex);
+		}
+		FilterRule missingKey = plan.missingKey();
+		if (missingKey != null) {
+			missingKey.reportNullKey(method + " " + request.getPath().value());
+			return this.responses.writeMissingKey(exchange);
+		}
+		if (plan.requests().isEmpty()) {
+			return chain.filter(exchange);
+		}
+		// Only the acquisition's failure is the store's; what the chain throws is not.
+		return Mono.fromCompletionStage(() -> this.acquirer.acquireAsync(plan.requests()))
+			.map(Optional::of)
+			.onErrorResume(StoreUnavailableException.class, (ex) -> Mono.just(Optional.empty()))
+			.flatMap((acquisition) -> acquisition.isPresent() ? proceed(exchange, chain, acquisition.get())
+					: this.responses.writeUnavailable(exchange));
+	}
+
+	private Mono<Void> proceed(ServerWebExchange exchange, WebFilterChain chain, Acquisition acquisition) {
+		for (RateLimitResult result : acquisition.results()) {
+			this.responses.addHeaders(exchange, result);
+		}
+		if (!acquisition.granted()) {
+			RateLimitResult rejection = acquisition.rejection();
+			return this.responses.writeRejection(exchange, rejection.bucket().name(), rejection.decision());
+		}
+		return chain.filter(exchange);
+	}
+
+}

@@ -1,0 +1,156 @@
+package io.github.ratelimit.webflux;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingOperationError;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The WebFlux path on the Redis store never blocks a non-blocking thread (Netty's event
+ * loops, Lettuce's I/O threads, Reactor's parallel scheduler): BlockHound is installed
+ * before the application starts and records every blocking call such a thread makes,
+ * while requests go through a filter rule, a leaky bucket rule that delays, and a
+ * {@code @RateLimited} {@code Mono}, allowed and rejected, against a real Redis.
+ * <p>
+ * Runs in a JVM of its own (the {@code blockhound} Surefire execution), since BlockHound
+ * instruments the JVM for good.
+ */
+@EnabledIfSystemProperty(named = "ratelimit.test.blockhound", matches = "true",
+		disabledReason = "runs in the blockhound Surefire execution, in a JVM of its own")
+@SpringBootTest(classes = WebFluxBlockHoundTests.RedisWebFluxApplication.class,
+		webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = { "spring.main.web-application-type=reactive", "ratelimit.store=redis",
+				"ratelimit.redis.timeout=2s", "ratelimit.filter.rules[0].bucket=api",
+				"ratelimit.filter.rules[0].paths=/api/greeting", "ratelimit.filter.rules[0].key=#clientIp",
+				"ratelimit.filter.rules[0].limit=5", "ratelimit.filter.rules[0].window=1m",
+				"ratelimit.filter.rules[1].bucket=smooth", "ratelimit.filter.rules[1].paths=/api/smooth",
+				"ratelimit.filter.rules[1].algorithm=leaky-bucket", "ratelimit.filter.rules[1].limit=20",
+				"ratelimit.filter.rules[1].window=1s", "ratelimit.filter.rules[1].burst=10" })
+@AutoConfigureWebTestClient
+class WebFluxBlockHoundTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+	private static final List<String> blockingCalls = new CopyOnWriteArrayList<>();
+
+	@Autowired
+	private WebTestClient client;
+
+	@Autowired
+	private Acquirer acquirer;
+
+	@BeforeAll
+	static void installBlockHound() {
+		BlockHound.builder().loadIntegrations().blockingMethodCallback((method) -> {
+			blockingCalls.add(method + " on " + Thread.currentThread().getName());
+			throw new BlockingOperationError(method);
+		}).install();
+	}
+
+	@BeforeEach
+	void forgetEarlierCalls() {
+		blockingCalls.clear();
+	}
+
+	@DynamicPropertySource
+	static void redisProperties(DynamicPropertyRegistry registry) {
+		registry.add("spring.data.redis.host", redis::host);
+		registry.add("spring.data.redis.port", redis::port);
+	}
+
+	@Test
+	void blockHoundCatchesABlockingCallOnANonBlockingThread() {
+		// Without this, a test that never saw a blocking call could not tell a clean path
+		// from a BlockHound that is not watching.
+		assertThatThrownBy(() -> Mono.delay(Duration.ofMillis(1))
+			.publishOn(Schedulers.parallel())
+			.doOnNext((tick) -> sleep())
+			.block(Duration.ofSeconds(10))).rootCause().isInstanceOf(BlockingOperationError.class);
+		assertThat(blockingCalls).hasSize(1).allMatch((call) -> call.contains("sleep"));
+	}
+
+	@Test
+	void filterRulesAndAnnotatedMonosOnRedisNeverBlock() {
+		assertThat(this.acquirer.store().name()).contains("redis");
+		for (int i = 0; i < 5; i++) {
+			this.client.get().uri("/api/greeting").exchange().expectStatus().isOk().expectHeader().exists("RateLimit");
+		}
+		this.client.get().uri("/api/greeting").exchange().expectStatus().isEqualTo(429);
+		for (int i = 0; i < 6; i++) {
+			this.client.get().uri("/api/smooth").exchange().expectStatus().isOk();
+		}
+		this.client.get().uri("/api/quote").exchange().expectStatus().isOk();
+		this.client.get().uri("/api/quote").exchange().expectStatus().isOk();
+		this.client.get().uri("/api/quote").exchange().expectStatus().isEqualTo(429);
+		assertThat(blockingCalls).isEmpty();
+	}
+
+	private static void sleep() {
+		try {
+			Thread.sleep(1);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import(RedisWebFluxApplication.Controllers.class)
+	static class RedisWebFluxApplication {
+
+		@RestController
+		static class Controllers {
+
+			@GetMapping("/api/greeting")
+			Mono<String> greeting() {
+				return Mono.just("hello");
+			}
+
+			@GetMapping("/api/smooth")
+			Mono<String> smooth() {
+				return Mono.just("smooth");
+			}
+
+			@GetMapping("/api/quote")
+			@RateLimited(bucket = "quotes", limit = 2, window = "1m", algorithm = Algorithm.FIXED_WINDOW)
+			Mono<String> quote() {
+				return Mono.just("quote");
+			}
+
+		}
+
+	}
+
+}
