@@ -154,13 +154,19 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 							+ ".bucket to a defined bucket" + (defined.isEmpty() ? "." : ": " + defined + "."));
 		}
 		BucketDefinition bucket = this.registry.use(name, "route '" + routeId + "' (RequestRateLimiter)");
-		return new RoutePlan(bucket.bucket(), config.getCost());
+		return new RoutePlan(bucket, config.getCost());
 	}
 
 	/**
-	 * The bucket a route takes its permits from, and how many per request.
+	 * The bucket a route takes its permits from, and how many per request. The bucket is
+	 * read per request, so that limits changed at runtime apply to the route.
 	 */
-	private record RoutePlan(Bucket bucket, long cost) {
+	private record RoutePlan(BucketDefinition definition, long cost) {
+
+		Bucket bucket() {
+			return this.definition.bucket();
+		}
+
 	}
 
 	/**

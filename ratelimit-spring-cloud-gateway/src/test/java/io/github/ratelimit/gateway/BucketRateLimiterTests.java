@@ -1,6 +1,7 @@
 package io.github.ratelimit.gateway;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -24,6 +25,7 @@ import io.github.ratelimit.acquire.LimitMode;
 import io.github.ratelimit.acquire.ManualWaiter;
 import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.bucket.BucketSettings;
+import io.github.ratelimit.bucket.LimitOverride;
 import io.github.ratelimit.bucket.LimitSettings;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.StoreUnavailableException;
@@ -66,6 +68,18 @@ class BucketRateLimiterTests {
 		assertThat(response.getHeaders()).containsEntry("RateLimit-Policy", "\"api\";q=3;w=3600")
 			.containsEntry("RateLimit", "\"api\";r=1;t=3600")
 			.doesNotContainKey("Retry-After");
+	}
+
+	@Test
+	void aRouteDecidesWithLimitsChangedAtRuntime() {
+		route("items", Map.of("ratelimit.bucket", "api"));
+		assertThat(isAllowed("items", "alice").isAllowed()).isTrue();
+		LimitSettings one = new LimitSettings(null, 1L, null, null, null);
+		this.registry.override(Map.of("api", new LimitOverride(Map.of("limit", "1"),
+				new BucketSettings(one, List.of(), null), "alice", Instant.EPOCH)));
+		Response rejected = isAllowed("items", "alice");
+		assertThat(rejected.isAllowed()).isFalse();
+		assertThat(rejected.getHeaders()).containsEntry("RateLimit-Policy", "\"api\";q=1;w=3600");
 	}
 
 	@Test
