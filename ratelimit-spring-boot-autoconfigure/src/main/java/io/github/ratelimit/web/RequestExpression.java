@@ -80,8 +80,11 @@ final class RequestExpression {
 	static RequestExpression parse(String text, String where, RateLimitExpressions expressions,
 			RequestVariables variables) {
 		Expression expression = expressions.parse(text, where);
+		// First what is known to be another stack's way (with its hint), then any name
+		// the request does not offer.
+		Method getter = getter(text.trim(), where, variables);
 		RequestProperties.check(expression, where, variables.requestType());
-		return new RequestExpression(expression, where, expressions, variables, getter(text.trim(), where, variables));
+		return new RequestExpression(expression, where, expressions, variables, getter);
 	}
 
 	/**
