@@ -61,7 +61,7 @@ class RedisFaultTests {
 
 	private static final String GREETING = "/api/greeting";
 
-	private static final String GREETING_KEY = "rl:{api:127.0.0.1}:swc0";
+	private static final String GREETING_KEY = "rl:{api:127.0.0.1}:swc0:10000000/10";
 
 	private static final long GREETING_LIMIT = 10;
 
