@@ -6,8 +6,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
@@ -45,8 +45,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * Runs in a JVM of its own (the {@code blockhound} Surefire execution), since BlockHound
  * instruments the JVM for good.
  */
-@EnabledIfSystemProperty(named = "ratelimit.test.blockhound", matches = "true",
-		disabledReason = "runs in the blockhound Surefire execution, in a JVM of its own")
+@Tag("blockhound")
 @SpringBootTest(classes = WebFluxBlockHoundTests.RedisWebFluxApplication.class,
 		webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.main.web-application-type=reactive", "ratelimit.store=redis",
@@ -72,6 +71,14 @@ class WebFluxBlockHoundTests {
 
 	@BeforeAll
 	static void installBlockHound() {
+		// Never skipped: outside its own JVM it fails and says how to run it, since
+		// installing BlockHound into a shared JVM would instrument every later test.
+		assertThat(System.getProperty("ratelimit.test.blockhound"))
+			.as("WebFluxBlockHoundTests needs a JVM of its own, started with "
+					+ "-XX:+AllowRedefinitionToAddDeleteMethods and -Dratelimit.test.blockhound=true: run it through "
+					+ "Maven (mvn -pl ratelimit-spring-boot-autoconfigure test -Dtest=WebFluxBlockHoundTests), whose "
+					+ "'blockhound' Surefire execution does both")
+			.isEqualTo("true");
 		BlockHound.builder().loadIntegrations().blockingMethodCallback((method) -> {
 			blockingCalls.add(method + " on " + Thread.currentThread().getName());
 			throw new BlockingOperationError(method);
