@@ -152,15 +152,15 @@ public final class RejectionCache {
 	}
 
 	private static boolean isSteadyRejection(List<LimitSpec> limits, Decision decision, long cost) {
+		if (decision.allowed() || decision.origin() != Decision.Origin.STORE
+				|| decision.retryAfterMicros() == Decision.NEVER || decision.retryAfterMicros() <= 0) {
+			return false;
+		}
 		for (LimitSpec limit : limits) {
 			// A shaping queue drains while the request waits for its delay bound.
 			if (limit.algorithm() == Algorithm.LEAKY_BUCKET) {
 				return false;
 			}
-		}
-		if (decision.allowed() || decision.origin() != Decision.Origin.STORE
-				|| decision.retryAfterMicros() == Decision.NEVER || decision.retryAfterMicros() <= 0) {
-			return false;
 		}
 		for (Decision limit : decision.limits()) {
 			if (limit.allowed() || limit.remaining() != cost - 1) {
@@ -186,6 +186,15 @@ public final class RejectionCache {
 	 */
 	public long answered() {
 		return this.answered.sum();
+	}
+
+	/**
+	 * Returns whether no rejection is remembered, the common case: callers can skip the
+	 * rest of a lookup.
+	 * @return {@code true} when empty
+	 */
+	public boolean isEmpty() {
+		return this.rejections.isEmpty();
 	}
 
 	/**

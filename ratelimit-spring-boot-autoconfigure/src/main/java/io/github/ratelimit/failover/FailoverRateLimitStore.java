@@ -227,7 +227,8 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	 */
 	private @Nullable Decision answerLocally(String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros) {
-		if (this.rejections == null || isDegraded() || !this.primaryConnected.getAsBoolean()) {
+		if (this.rejections == null || this.rejections.isEmpty() || isDegraded()
+				|| !this.primaryConnected.getAsBoolean()) {
 			return null;
 		}
 		return this.rejections.answer(bucket, key, limits, cost, maxDelayMicros);
