@@ -1,5 +1,6 @@
 -- rate_limit.lua: one call = one decision (or peek, refund, reset) over every limit of a request,
--- all seven algorithms, all-or-nothing. The same semantics as the in-memory store (the README's
+-- all seven algorithms, all-or-nothing; or a batch of decisions on the same key and limits, decided
+-- one after another as if each were a call of its own (io.github.ratelimit.redis.DecisionCoalescer). The same semantics as the in-memory store (the README's
 -- "Algorithms" and "When a limit changes"); the shared contract suite and a differential test run both.
 --
 -- KEYS[i]   <prefix>:{<bucket>:<key>}:<algorithm code><i>[:<window µs>[/<segments>]]   state of limit i;
@@ -14,8 +15,9 @@
 --             tb    string: time in ns the bucket is full again; expires at that time
 --             gcra  string: theoretical arrival time in ns (the same state); expires at that time
 --             lb    string time the queue drains, ns; expires at that time
--- ARGV[1]   operation: d = decide, p = peek, r = refund, x = reset
+-- ARGV[1]   operation: d = decide, p = peek, r = refund, x = reset, b = decide a batch
 -- ARGV[2]   cost: permits taken (decide), given back (refund); 1 for peek. Up to 2^63 - 1.
+--           For b: the number of decisions n in the batch.
 -- ARGV[3..]  the limits in KEYS order, each an algorithm code and its parameters:
 --             fw, sl, sw       limit, window µs
 --             swc              limit, sub-windows, sub-window µs
@@ -24,9 +26,13 @@
 --             longest leaky bucket delay accepted, µs (unset: no bound)
 --             now in µs since the epoch (unset: Redis TIME; set by tests and time-source=local)
 --             ms added to every TTL (set only by tests, whose manual clock runs ahead of Redis's)
+--           For b all three are sent ("" when unset; the delay bound is the requests' own, below), then
+--           for each of the n decisions in order: its cost, and its longest leaky bucket delay ("" = none).
 -- Returns   d, p: per limit { allowed 0|1, remaining, reset_after µs, delay µs if allowed else
 --                             retry_after µs (-1 = never) }
 --           r, x: {}
+--           b: the replies of the n decisions one after another, each as d would reply it: the decisions
+--              see one now and each other's permits, exactly as n calls of d at that instant would.
 -- Exactness: every limit, burst, window, interval and count is an integer below 2^53, exact in Lua's
 -- doubles (LimitSpec bounds them), and so is floor(a / b) of two of them: a correctly rounded quotient
 -- never crosses an integer. A cost may be larger and rounded, but every comparison is written as
@@ -44,6 +50,12 @@
 local op = ARGV[1]
 local cost = tonumber(ARGV[2])
 local count = #KEYS
+-- A batch is n decisions, each with its own cost and delay bound, read before each one.
+local batch = op == 'b'
+local requests = 1
+if batch then
+  op, requests = 'd', cost
+end
 
 -- A first walk over the limits' arguments checks every code before any limit runs, and finds the
 -- optional arguments after them.
@@ -69,48 +81,57 @@ local floor, max, min = math.floor, math.max, math.min
 
 -- Decide and peek reply 4 values per limit (sized for one limit here: growing a table costs).
 local reply = (op == 'd' or op == 'p') and { 0, 0, 0, 0 } or {}
--- One limit decides and commits in one pass (a rejection changes nothing); several are all checked in
--- a first pass, and committed in a second only if all allow.
-local commit = op == 'd' and count == 1
-for _ = 1, 2 do
-  local all_allowed = true
-  arg = 3
-  for i = 1, count do
-    local key, code = KEYS[i], ARGV[arg]
-    -- Decide and peek set: allowed (0|1), permits available now, retry_after (-1 never), delay,
-    -- reset_after now, reset_after once this request is committed. With commit the permits are taken
-    -- when allowed; a rejected request changes nothing. Refund and reset set nothing.
-    local allowed, available, retry, delay, reset_now, reset_after
+-- Where the next request's arguments (b) and reply (b, d, p) start.
+local request_arg, out = arg + 3, 0
+for _ = 1, requests do
+  if batch then
+    cost, max_delay = tonumber(ARGV[request_arg]), tonumber(ARGV[request_arg + 1])
+    request_arg = request_arg + 2
+  end
+  -- One limit decides and commits in one pass (a rejection changes nothing); several are all checked in
+  -- a first pass, and committed in a second only if all allow.
+  local commit = op == 'd' and count == 1
+  for _ = 1, 2 do
+    local all_allowed = true
+    arg = 3
+    for i = 1, count do
+      local key, code = KEYS[i], ARGV[arg]
+      -- Decide and peek set: allowed (0|1), permits available now, retry_after (-1 never), delay,
+      -- reset_after now, reset_after once this request is committed. With commit the permits are taken
+      -- when allowed; a rejected request changes nothing. Refund and reset set nothing.
+      local allowed, available, retry, delay, reset_now, reset_after
 
-    if code == 'tb' or code == 'gcra' or code == 'lb' then
-      --+ bucket.lua
-    elseif code == 'fw' then
-      --+ fixed_window.lua
-    elseif code == 'swc' then
-      --+ sliding_window_counter.lua
-    elseif code == 'sw' then
-      --+ sliding_window.lua
-    else -- sl
-      --+ sliding_log.lua
-    end
+      if code == 'tb' or code == 'gcra' or code == 'lb' then
+        --+ bucket.lua
+      elseif code == 'fw' then
+        --+ fixed_window.lua
+      elseif code == 'swc' then
+        --+ sliding_window_counter.lua
+      elseif code == 'sw' then
+        --+ sliding_window.lua
+      else -- sl
+        --+ sliding_log.lua
+      end
 
-    arg = arg + ((code == 'swc') and 4 or 3)
-    -- Decide and peek: allowed, remaining, reset_after, then the delay or the retry_after.
-    if allowed then
-      local at = 4 * i - 4
-      if allowed == 0 then
-        all_allowed = false
-        reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 0, max(0, available), reset_now, retry
-      elseif op == 'd' then
-        reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available - cost), reset_after, delay
-      else
-        reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available), reset_now, 0
+      arg = arg + ((code == 'swc') and 4 or 3)
+      -- Decide and peek: allowed, remaining, reset_after, then the delay or the retry_after.
+      if allowed then
+        local at = out + 4 * i - 4
+        if allowed == 0 then
+          all_allowed = false
+          reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 0, max(0, available), reset_now, retry
+        elseif op == 'd' then
+          reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available - cost), reset_after, delay
+        else
+          reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available), reset_now, 0
+        end
       end
     end
+    if commit or op ~= 'd' or not all_allowed then
+      break
+    end
+    commit = true
   end
-  if commit or op ~= 'd' or not all_allowed then
-    break
-  end
-  commit = true
+  out = out + 4 * count
 end
 return reply

@@ -87,6 +87,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private static final int REPLY_PER_LIMIT = 4;
 
+	/** The optional arguments a batch always sends: delay bound, now, TTL slack. */
+	private static final int BATCH_OPTIONAL_ARGS = 3;
+
 	/** An argument the script reads as absent: unused, or an optional one left unset. */
 	private static final String UNSET = "";
 
@@ -113,6 +116,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private final ConcurrentMap<LimitSpec, String[]> specArgs = new ConcurrentHashMap<>();
 
+	/** Sends concurrent decisions on one key together; {@code null} when turned off. */
+	private final @Nullable DecisionCoalescer coalescer;
+
 	private RedisRateLimitStore(Builder builder) {
 		this.runner = builder.runner.create(RedisRateLimitScript.load(), builder.connectTimeout, builder.timeout);
 		this.keys = new RedisKeys(builder.keyPrefix);
@@ -121,6 +127,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		this.maxWaitNanos = builder.connectTimeout.toNanos() + builder.timeout.toNanos();
 		this.timeSource = builder.timeSource;
 		this.expirySlackMillis = builder.expirySlack.isZero() ? null : Long.toString(builder.expirySlack.toMillis());
+		this.coalescer = builder.coalescing ? new DecisionCoalescer(new BatchScript(), this.maxWaitNanos) : null;
 	}
 
 	/**
@@ -256,6 +263,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
+	 * Returns how many decisions went to Redis in one script call with others (see
+	 * {@link Builder#coalescing(boolean)}).
+	 * @return the count since the store was created; 0 when coalescing is off
+	 */
+	public long coalescedDecisions() {
+		return (this.coalescer != null) ? this.coalescer.coalesced() : 0;
+	}
+
+	/**
 	 * Runs the decision path (arguments, script, reply) until the JIT has compiled it, at
 	 * most {@value #WARM_UP_CALLS} times and for at most {@code budget}.
 	 */
@@ -291,6 +307,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	@Override
 	public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 		StoreArguments.check(bucket, key, limits, cost);
+		if (this.coalescer != null) {
+			return await(this.coalescer.decide(bucket, key, limits, cost, maxDelayMicros, false));
+		}
 		return toDecision(await(run("d", bucket, key, limits, cost, maxDelayMicros)), limits);
 	}
 
@@ -303,6 +322,16 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		catch (IllegalArgumentException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+		if (this.coalescer != null) {
+			return this.coalescer.decide(bucket, key, limits, cost, maxDelayMicros, true)
+				.orTimeout(this.maxWaitNanos, TimeUnit.NANOSECONDS)
+				.handle((decision, ex) -> {
+					if (ex != null) {
+						throw failure(ScriptRunner.unwrap(ex));
+					}
+					return decision;
+				});
+		}
 		CompletableFuture<List<Object>> reply = run("d", bucket, key, limits, cost, maxDelayMicros, true);
 		return reply.orTimeout(this.maxWaitNanos, TimeUnit.NANOSECONDS).handle((result, ex) -> {
 			if (ex != null) {
@@ -310,6 +339,28 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			}
 			return toDecision(result, limits);
 		});
+	}
+
+	/**
+	 * Decides the requests in one call of the batch operation, in order, whatever their
+	 * number: what the coalescer sends for two or more. Tests compare it with one call
+	 * per request.
+	 */
+	List<Decision> decideBatch(String bucket, String key, List<LimitSpec> limits, long[] costs,
+			long[] maxDelaysMicros) {
+		List<DecisionCoalescer.Request> batch = new ArrayList<>(costs.length);
+		for (int i = 0; i < costs.length; i++) {
+			StoreArguments.check(bucket, key, limits, costs[i]);
+			batch.add(new DecisionCoalescer.Request(costs[i], maxDelaysMicros[i]));
+		}
+		List<Object> reply = await(
+				runBatch(new DecisionCoalescer.LaneKey(bucket, key, limits), batch, false, (late) -> {
+				}));
+		List<Decision> decisions = new ArrayList<>(batch.size());
+		for (int i = 0; i < batch.size(); i++) {
+			decisions.add(toDecision(reply, i, batch.size(), limits));
+		}
+		return decisions;
 	}
 
 	@Override
@@ -347,18 +398,21 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private Consumer<List<Object>> lateDecision(String bucket, String key, List<LimitSpec> limits, long cost) {
 		return (reply) -> {
 			try {
-				if (!toDecision(reply, limits).allowed()) {
-					return;
+				if (toDecision(reply, limits).allowed()) {
+					giveBack(bucket, key, limits, cost);
 				}
-				this.lateRefunds.increment();
-				logger.debug("A Redis decision of bucket '" + bucket
-						+ "' allowed after it had timed out: giving its permits back");
-				run("r", bucket, key, limits, cost, NO_MAX_DELAY);
 			}
 			catch (RuntimeException ex) {
 				logger.debug("Could not give back the permits of a late Redis decision", ex);
 			}
 		};
+	}
+
+	private void giveBack(String bucket, String key, List<LimitSpec> limits, long cost) {
+		this.lateRefunds.increment();
+		logger.debug(
+				"A Redis decision of bucket '" + bucket + "' allowed after it had timed out: giving its permits back");
+		run("r", bucket, key, limits, cost, NO_MAX_DELAY);
 	}
 
 	private CompletableFuture<List<Object>> run(String op, String bucket, String key, List<LimitSpec> limits, long cost,
@@ -368,6 +422,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private CompletableFuture<List<Object>> run(String op, String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros, boolean async) {
+		Consumer<List<Object>> lateReply = op.equals("d") ? lateDecision(bucket, key, limits, cost) : null;
+		return run(op, bucket, key, limits, cost, maxDelayMicros, async, lateReply);
+	}
+
+	private CompletableFuture<List<Object>> run(String op, String bucket, String key, List<LimitSpec> limits, long cost,
+			long maxDelayMicros, boolean async, @Nullable Consumer<List<Object>> lateReply) {
 		// The optional arguments follow the limits: unset ones as "", trailing unset ones
 		// not at all.
 		@Nullable String[] optional = { (maxDelayMicros == NO_MAX_DELAY) ? null : Long.toString(maxDelayMicros),
@@ -376,27 +436,57 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		while (sent > 0 && optional[sent - 1] == null) {
 			sent--;
 		}
+		String[] args = arguments(op, Long.toString(cost), limits, sent, 0);
+		int at = args.length - sent;
+		for (int i = 0; i < sent; i++) {
+			String value = optional[i];
+			args[at + i] = (value != null) ? value : UNSET;
+		}
+		String[] keys = this.keys.keys(bucket, key, limits);
+		return async ? this.runner.runAsync(keys, args, lateReply) : this.runner.run(keys, args, lateReply);
+	}
+
+	/**
+	 * Sends a batch of decisions as one call of operation {@code b} (see the header of
+	 * {@code rate_limit.lua}): the three optional arguments always, then each request's
+	 * cost and delay bound.
+	 */
+	private CompletableFuture<List<Object>> runBatch(DecisionCoalescer.LaneKey lane,
+			List<DecisionCoalescer.Request> batch, boolean async, Consumer<List<Object>> lateReply) {
+		String[] args = arguments("b", Integer.toString(batch.size()), lane.limits(), BATCH_OPTIONAL_ARGS,
+				2 * batch.size());
+		int at = args.length - BATCH_OPTIONAL_ARGS - 2 * batch.size();
+		args[at++] = UNSET;
+		args[at++] = (this.timeSource != null) ? Long.toString(this.timeSource.nowMicros()) : UNSET;
+		args[at++] = (this.expirySlackMillis != null) ? this.expirySlackMillis : UNSET;
+		for (DecisionCoalescer.Request request : batch) {
+			args[at++] = Long.toString(request.cost);
+			args[at++] = (request.maxDelayMicros == NO_MAX_DELAY) ? UNSET : Long.toString(request.maxDelayMicros);
+		}
+		String[] keys = this.keys.keys(lane.bucket(), lane.key(), lane.limits());
+		return async ? this.runner.runAsync(keys, args, lateReply) : this.runner.run(keys, args, lateReply);
+	}
+
+	/**
+	 * The script's arguments with the operation, the cost and the limits filled in, and
+	 * room for {@code more} after them.
+	 */
+	private String[] arguments(String op, String cost, List<LimitSpec> limits, int optional, int more) {
 		String[][] limitArgs = new String[limits.size()][];
-		int length = FIXED_ARGS + sent;
+		int length = FIXED_ARGS + optional + more;
 		for (int i = 0; i < limitArgs.length; i++) {
 			limitArgs[i] = this.specArgs.computeIfAbsent(limits.get(i), RedisRateLimitStore::toArgs);
 			length += limitArgs[i].length;
 		}
 		String[] args = new String[length];
 		args[0] = op;
-		args[1] = Long.toString(cost);
+		args[1] = cost;
 		int at = FIXED_ARGS;
 		for (String[] limit : limitArgs) {
 			System.arraycopy(limit, 0, args, at, limit.length);
 			at += limit.length;
 		}
-		for (int i = 0; i < sent; i++) {
-			String value = optional[i];
-			args[at + i] = (value != null) ? value : UNSET;
-		}
-		String[] keys = this.keys.keys(bucket, key, limits);
-		Consumer<List<Object>> lateReply = op.equals("d") ? lateDecision(bucket, key, limits, cost) : null;
-		return async ? this.runner.runAsync(keys, args, lateReply) : this.runner.run(keys, args, lateReply);
+		return args;
 	}
 
 	/**
@@ -418,7 +508,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	private List<Object> await(CompletableFuture<List<Object>> reply) {
+	private <T> T await(CompletableFuture<T> reply) {
 		try {
 			// The runner times the call out; this bound only guards against an I/O thread
 			// that never runs again.
@@ -467,18 +557,61 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	private static Decision toDecision(List<Object> reply, List<LimitSpec> limits) {
-		if (reply.size() != REPLY_PER_LIMIT * limits.size()) {
+		return toDecision(reply, 0, 1, limits);
+	}
+
+	/**
+	 * Reads the decision of the {@code request}th of {@code requests} decisions replied
+	 * together.
+	 */
+	private static Decision toDecision(List<Object> reply, int request, int requests, List<LimitSpec> limits) {
+		if (reply.size() != REPLY_PER_LIMIT * limits.size() * requests) {
 			throw new RateLimitStoreException("Unexpected reply from " + RedisRateLimitScript.LOCATION + ": " + reply,
 					new IllegalStateException("reply size " + reply.size()), false);
 		}
+		int offset = REPLY_PER_LIMIT * limits.size() * request;
 		if (limits.size() == 1) {
-			return decision(reply, 0, limits.get(0));
+			return decision(reply, offset, limits.get(0));
 		}
 		List<Decision> decisions = new ArrayList<>(limits.size());
 		for (int i = 0; i < limits.size(); i++) {
-			decisions.add(decision(reply, REPLY_PER_LIMIT * i, limits.get(i)));
+			decisions.add(decision(reply, offset + REPLY_PER_LIMIT * i, limits.get(i)));
 		}
 		return Decision.combine(decisions);
+	}
+
+	/**
+	 * The store's side of {@link DecisionCoalescer}: a batch of one is a plain decision,
+	 * larger ones are operation {@code b}.
+	 */
+	private final class BatchScript implements DecisionCoalescer.Script {
+
+		@Override
+		public CompletableFuture<List<Object>> send(DecisionCoalescer.LaneKey lane,
+				List<DecisionCoalescer.Request> batch, boolean async, Consumer<List<Object>> lateReply) {
+			if (batch.size() == 1) {
+				DecisionCoalescer.Request request = batch.get(0);
+				return run("d", lane.bucket(), lane.key(), lane.limits(), request.cost, request.maxDelayMicros, async,
+						lateReply);
+			}
+			return runBatch(lane, batch, async, lateReply);
+		}
+
+		@Override
+		public Decision decision(List<Object> reply, int request, int requests, List<LimitSpec> limits) {
+			return toDecision(reply, request, requests, limits);
+		}
+
+		@Override
+		public void giveBack(DecisionCoalescer.LaneKey lane, long cost) {
+			try {
+				RedisRateLimitStore.this.giveBack(lane.bucket(), lane.key(), lane.limits(), cost);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not give back the permits of a late Redis decision", ex);
+			}
+		}
+
 	}
 
 	private static Decision decision(List<Object> reply, int offset, LimitSpec spec) {
@@ -509,6 +642,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		private @Nullable TimeSource timeSource;
 
 		private Duration expirySlack = Duration.ZERO;
+
+		private boolean coalescing = true;
 
 		private Builder(ScriptRunner.Factory runner) {
 			this.runner = runner;
@@ -578,6 +713,21 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				throw new IllegalArgumentException("expirySlack must not be negative but was " + expirySlack);
 			}
 			this.expirySlack = expirySlack;
+			return this;
+		}
+
+		/**
+		 * Sets whether concurrent decisions on the same bucket, key and limits go to
+		 * Redis together: while one such call is in flight, the decisions that arrive
+		 * wait for it and then go as one script call (up to 128 of them), which decides
+		 * each in order as if it had been sent alone. A lone decision is sent at once.
+		 * Saves Redis calls on hot keys, never changes a decision; {@code true} by
+		 * default.
+		 * @param coalescing whether to coalesce decisions
+		 * @return this builder
+		 */
+		public Builder coalescing(boolean coalescing) {
+			this.coalescing = coalescing;
 			return this;
 		}
 

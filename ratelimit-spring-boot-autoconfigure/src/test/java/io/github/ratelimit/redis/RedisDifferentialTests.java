@@ -137,7 +137,7 @@ class RedisDifferentialTests {
 		}
 	}
 
-	private static void assertSame(Decision expected, Decision actual, String context) {
+	static void assertSame(Decision expected, Decision actual, String context) {
 		assertThat(actual.limits()).as(context).hasSameSizeAs(expected.limits());
 		for (int i = 0; i < expected.limits().size(); i++) {
 			Decision e = expected.limits().get(i);
@@ -158,7 +158,7 @@ class RedisDifferentialTests {
 		assertThat(actual.delayMicros()).as(all).isEqualTo(expected.delayMicros());
 	}
 
-	private static void advance(ManualTimeSource time, Random random, LimitSpec spec) {
+	static void advance(ManualTimeSource time, Random random, LimitSpec spec) {
 		long window = spec.windowMicros();
 		switch (random.nextInt(10)) {
 			case 0, 1, 2 -> {
@@ -170,7 +170,7 @@ class RedisDifferentialTests {
 		}
 	}
 
-	private static long cost(Random random, LimitSpec spec) {
+	static long cost(Random random, LimitSpec spec) {
 		return switch (random.nextInt(20)) {
 			case 0 -> spec.capacity() + 1 + random.nextInt(3);
 			case 1 -> (random.nextBoolean()) ? Long.MAX_VALUE : LimitSpec.MAX_LIMIT + random.nextInt(3);
@@ -178,7 +178,7 @@ class RedisDifferentialTests {
 		};
 	}
 
-	private static LimitSpec randomSpec(Random random) {
+	static LimitSpec randomSpec(Random random) {
 		Algorithm algorithm = Algorithm.values()[random.nextInt(Algorithm.values().length)];
 		return LimitSpec.builder()
 			.algorithm(algorithm)
@@ -190,7 +190,7 @@ class RedisDifferentialTests {
 	}
 
 	/** One change: a field of a limit, a limit added or removed, or a new spec. */
-	private static List<LimitSpec> changed(Random random, List<LimitSpec> specs) {
+	static List<LimitSpec> changed(Random random, List<LimitSpec> specs) {
 		LimitSpec spec = specs.get(0);
 		LimitSpec.Builder builder = spec.toBuilder();
 		switch (random.nextInt(7)) {

@@ -1,0 +1,287 @@
+package io.github.ratelimit.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.LimitSpec;
+
+/**
+ * Sends concurrent decisions on the same bucket, key and limits as one script call, each
+ * decided in order as if it had been sent alone.
+ * <p>
+ * Per bucket, key and limits (a lane) at most one call is in flight: a decision that
+ * finds its lane idle is sent at once, alone, so a lone request never waits; decisions
+ * that arrive while a call is in flight wait for it to return and then go together, up to
+ * {@value #MAX_BATCH} in one call (a full batch goes at once). The script decides a
+ * batch's requests one after another on one Redis {@code TIME}, each with its own cost
+ * and delay bound, and replies with each one's decision as a call of its own at that
+ * instant would have: the batch changes how many calls carry the decisions, never a
+ * decision.
+ * <p>
+ * Each request keeps its own outcome: a call that fails fails each of its requests (which
+ * the failure mode then answers one by one), and a request whose caller gave up (timed
+ * out) before the reply came has its permits given back if it was allowed, as a late
+ * single call's are.
+ */
+final class DecisionCoalescer {
+
+	/** The most decisions one script call carries. */
+	static final int MAX_BATCH = 128;
+
+	private final ConcurrentMap<LaneKey, Lane> lanes = new ConcurrentHashMap<>();
+
+	private final Script script;
+
+	private final long maxWaitNanos;
+
+	private final LongAdder coalesced = new LongAdder();
+
+	/**
+	 * Creates a coalescer.
+	 * @param script how a batch is sent and its reply read
+	 * @param maxWaitNanos the longest a call may stay in flight before its lane gives up
+	 * on it (a guard against an I/O thread that never runs again; the runner times calls
+	 * out well before)
+	 */
+	DecisionCoalescer(Script script, long maxWaitNanos) {
+		this.script = script;
+		this.maxWaitNanos = maxWaitNanos;
+	}
+
+	/**
+	 * Returns how many decisions went to Redis in a call with others.
+	 * @return the count since the coalescer was created
+	 */
+	long coalesced() {
+		return this.coalesced.sum();
+	}
+
+	/**
+	 * Decides, alone or with the lane's next batch.
+	 * @param bucket the bucket
+	 * @param key the key
+	 * @param limits the limits
+	 * @param cost the permits asked for
+	 * @param maxDelayMicros the longest leaky bucket delay accepted
+	 * @param async whether the caller must not be blocked (a blocking client then runs
+	 * the call on its own thread)
+	 * @return the decision; failing with the runner's exception when the call failed
+	 */
+	CompletableFuture<Decision> decide(String bucket, String key, List<LimitSpec> limits, long cost,
+			long maxDelayMicros, boolean async) {
+		Request request = new Request(cost, maxDelayMicros);
+		LaneKey laneKey = new LaneKey(bucket, key, limits);
+		while (true) {
+			Lane lane = this.lanes.get(laneKey);
+			if (lane == null) {
+				Lane idle = new Lane(laneKey);
+				if (this.lanes.putIfAbsent(laneKey, idle) == null) {
+					send(idle, List.of(request), async);
+					return request;
+				}
+				continue;
+			}
+			List<Request> full = lane.enqueue(request);
+			if (full == Lane.RETIRED) {
+				continue;
+			}
+			if (full != null) {
+				send(lane, full, true);
+			}
+			return request;
+		}
+	}
+
+	private void send(Lane lane, List<Request> batch, boolean async) {
+		if (batch.size() > 1) {
+			this.coalesced.add(batch.size());
+		}
+		CompletableFuture<List<Object>> call;
+		try {
+			call = this.script.send(lane.key, batch, async, (late) -> deliver(lane.key, batch, late));
+		}
+		catch (RuntimeException ex) {
+			call = CompletableFuture.failedFuture(ex);
+		}
+		call.orTimeout(this.maxWaitNanos, TimeUnit.NANOSECONDS).whenComplete((reply, ex) -> {
+			List<Request> next = lane.returned();
+			if (next == null && lane.isRetired()) {
+				this.lanes.remove(lane.key, lane);
+			}
+			if (next != null) {
+				// Sent before this batch's callers run on: the next batch is on its way
+				// sooner.
+				send(lane, next, true);
+			}
+			if (ex != null) {
+				Throwable cause = ScriptRunner.unwrap(ex);
+				for (Request request : batch) {
+					request.completeExceptionally(cause);
+				}
+			}
+			else {
+				deliver(lane.key, batch, reply);
+			}
+		});
+	}
+
+	/**
+	 * Hands each request its decision; a request whose caller has moved on gets none, and
+	 * the permits it was given go back.
+	 */
+	private void deliver(LaneKey lane, List<Request> batch, List<Object> reply) {
+		for (int i = 0; i < batch.size(); i++) {
+			Request request = batch.get(i);
+			Decision decision;
+			try {
+				decision = this.script.decision(reply, i, batch.size(), lane.limits);
+			}
+			catch (RuntimeException ex) {
+				request.completeExceptionally(ex);
+				continue;
+			}
+			if (!request.complete(decision) && decision.allowed()) {
+				this.script.giveBack(lane, request.cost);
+			}
+		}
+	}
+
+	/**
+	 * How a batch goes to Redis and what its reply means; the store's.
+	 */
+	interface Script {
+
+		/**
+		 * Sends one call with the batch's decisions, in order: a batch of one as a single
+		 * decision.
+		 * @param lane the bucket, key and limits
+		 * @param batch the requests
+		 * @param async whether the calling thread must not block
+		 * @param lateReply told of a reply that arrived after the call had failed
+		 * @return the reply
+		 */
+		CompletableFuture<List<Object>> send(LaneKey lane, List<Request> batch, boolean async,
+				Consumer<List<Object>> lateReply);
+
+		/**
+		 * Reads one request's decision from a reply.
+		 * @param reply the reply
+		 * @param request the request's place in the batch
+		 * @param requests the batch's size
+		 * @param limits the limits
+		 * @return the decision
+		 */
+		Decision decision(List<Object> reply, int request, int requests, List<LimitSpec> limits);
+
+		/**
+		 * Gives back the permits of a decision whose caller was answered without it.
+		 * @param lane the bucket, key and limits
+		 * @param cost the permits
+		 */
+		void giveBack(LaneKey lane, long cost);
+
+	}
+
+	/**
+	 * What decisions must share to go in one call.
+	 *
+	 * @param bucket the bucket
+	 * @param key the key
+	 * @param limits the limits
+	 */
+	record LaneKey(String bucket, String key, List<LimitSpec> limits) {
+
+	}
+
+	/**
+	 * One decision waiting for its reply.
+	 */
+	static final class Request extends CompletableFuture<Decision> {
+
+		final long cost;
+
+		final long maxDelayMicros;
+
+		Request(long cost, long maxDelayMicros) {
+			this.cost = cost;
+			this.maxDelayMicros = maxDelayMicros;
+		}
+
+	}
+
+	/**
+	 * The calls of one bucket, key and limits: how many are in flight, and the requests
+	 * waiting for the next one. Removed from the map once idle; a request that finds it
+	 * retired takes a new one.
+	 */
+	private static final class Lane {
+
+		static final List<Request> RETIRED = List.of();
+
+		final LaneKey key;
+
+		private List<Request> waiting = new ArrayList<>();
+
+		private int inFlight = 1;
+
+		private boolean retired;
+
+		Lane(LaneKey key) {
+			this.key = key;
+		}
+
+		/**
+		 * Queues a request for the next call.
+		 * @return {@link #RETIRED} when the lane is no longer in use, a full batch to
+		 * send at once, or {@code null}
+		 */
+		synchronized @Nullable List<Request> enqueue(Request request) {
+			if (this.retired) {
+				return RETIRED;
+			}
+			this.waiting.add(request);
+			if (this.waiting.size() < MAX_BATCH) {
+				return null;
+			}
+			this.inFlight++;
+			return take();
+		}
+
+		/**
+		 * Notes that a call returned.
+		 * @return the requests to send next, or {@code null} (the lane is retired when
+		 * nothing else is in flight)
+		 */
+		synchronized @Nullable List<Request> returned() {
+			if (!this.waiting.isEmpty()) {
+				return take();
+			}
+			this.inFlight--;
+			if (this.inFlight == 0) {
+				this.retired = true;
+			}
+			return null;
+		}
+
+		synchronized boolean isRetired() {
+			return this.retired;
+		}
+
+		private List<Request> take() {
+			List<Request> batch = this.waiting;
+			this.waiting = new ArrayList<>();
+			return batch;
+		}
+
+	}
+
+}

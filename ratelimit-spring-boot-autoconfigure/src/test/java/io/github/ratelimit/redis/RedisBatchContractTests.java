@@ -1,0 +1,87 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.ManualTimeSource;
+import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.RateLimitStoreContractTests;
+import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+
+/**
+ * The contract suite with every decision sent through the script's batch operation, as a
+ * batch of one: a batch must decide as a single call does.
+ * ({@link RedisRateLimitStoreTests} runs the suite on the store as built, which coalesces
+ * concurrent decisions.)
+ */
+class RedisBatchContractTests extends RateLimitStoreContractTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+	private static RedisClient client;
+
+	@BeforeAll
+	static void connect() {
+		client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
+	}
+
+	@AfterAll
+	static void disconnect() {
+		client.shutdown();
+	}
+
+	@Override
+	protected RateLimitStore createStore(ManualTimeSource time) {
+		RedisRateLimitStore store = ContractSuiteStores
+			.onSuiteClock(RedisRateLimitStore.builder(client).connectTimeout(Duration.ofSeconds(30)), time);
+		return new BatchOfOne(store);
+	}
+
+	/**
+	 * Sends each decision as a batch of its own.
+	 */
+	private record BatchOfOne(RedisRateLimitStore store) implements RateLimitStore {
+
+		@Override
+		public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
+			return this.store.decideBatch(bucket, key, limits, new long[] { cost }, new long[] { maxDelayMicros })
+				.get(0);
+		}
+
+		@Override
+		public void refund(String bucket, String key, List<LimitSpec> limits, long cost) {
+			this.store.refund(bucket, key, limits, cost);
+		}
+
+		@Override
+		public Decision peek(String bucket, String key, List<LimitSpec> limits) {
+			return this.store.peek(bucket, key, limits);
+		}
+
+		@Override
+		public void reset(String bucket, String key, List<LimitSpec> limits) {
+			this.store.reset(bucket, key, limits);
+		}
+
+		@Override
+		public String name() {
+			return this.store.name();
+		}
+
+		@Override
+		public void close() {
+			this.store.close();
+		}
+
+	}
+
+}

@@ -1,0 +1,325 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.ManualTimeSource;
+import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.RateLimitStoreException;
+import io.github.ratelimit.testsupport.redis.RedisServer;
+import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * Concurrent decisions on one key sent together ({@link DecisionCoalescer}) decide
+ * exactly as one call per decision would: the same Decision fields on random traces,
+ * exactly the limit under many threads in fewer script calls, refunds seen in the middle
+ * of a flood, and each request failing on its own, with late permits given back, when
+ * Redis stalls or stops under a batch.
+ */
+class RedisCoalescingTests {
+
+	private static final int STEPS = 2_000;
+
+	@RegisterExtension
+	static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+	private static RedisClient client;
+
+	private final List<RedisRateLimitStore> stores = new ArrayList<>();
+
+	@BeforeAll
+	static void connect() {
+		client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
+	}
+
+	@AfterAll
+	static void disconnect() {
+		client.shutdown();
+	}
+
+	@AfterEach
+	void closeStores() {
+		this.stores.forEach(RedisRateLimitStore::close);
+		RedisServer server = redis.server();
+		server.resume();
+		if (!server.isRunning()) {
+			server.start();
+		}
+	}
+
+	private RedisRateLimitStore store(RedisRateLimitStore.Builder builder) {
+		RedisRateLimitStore store = builder.connectTimeout(Duration.ofSeconds(30)).build();
+		store.start();
+		this.stores.add(store);
+		return store;
+	}
+
+	/**
+	 * Two stores on one manual clock and the same history, each in keys of its own: one
+	 * decides every batch in one call, the other one call per request, at the same
+	 * instant. Histories mix every algorithm, several limits, costs up to
+	 * {@code Long.MAX_VALUE}, leaky bucket delay bounds, refunds, resets, peeks and
+	 * changes of limits.
+	 */
+	@ParameterizedTest
+	@ValueSource(ints = { 1, 2, 3, 4 })
+	void aBatchDecidesAsOneCallPerRequestWould(int seed) {
+		ManualTimeSource time = new ManualTimeSource(1_800_000_000_000_000L);
+		RedisRateLimitStore batched = store(onClock(time).keyPrefix("batched"));
+		RedisRateLimitStore single = store(onClock(time).keyPrefix("single"));
+		Random random = new Random(seed);
+		String bucket = "diff-" + seed;
+		String[] keys = { "a", "b" };
+		List<List<LimitSpec>> limits = new ArrayList<>();
+		for (int k = 0; k < keys.length; k++) {
+			limits.add(List.of(RedisDifferentialTests.randomSpec(random)));
+		}
+		int allowed = 0;
+		int rejected = 0;
+		for (int step = 0; step < STEPS; step++) {
+			int k = random.nextInt(keys.length);
+			String key = keys[k];
+			List<LimitSpec> specs = limits.get(k);
+			RedisDifferentialTests.advance(time, random, specs.get(0));
+			int op = random.nextInt(100);
+			if (op < 8) {
+				limits.set(k, RedisDifferentialTests.changed(random, specs));
+			}
+			else if (op < 14) {
+				long cost = RedisDifferentialTests.cost(random, specs.get(0));
+				batched.refund(bucket, key, specs, cost);
+				single.refund(bucket, key, specs, cost);
+			}
+			else if (op < 15) {
+				batched.reset(bucket, key, specs);
+				single.reset(bucket, key, specs);
+			}
+			else {
+				int size = (random.nextInt(10) == 0) ? DecisionCoalescer.MAX_BATCH : 2 + random.nextInt(8);
+				long[] costs = new long[size];
+				long[] maxDelays = new long[size];
+				for (int i = 0; i < size; i++) {
+					costs[i] = RedisDifferentialTests.cost(random, specs.get(0));
+					maxDelays[i] = (random.nextInt(3) == 0) ? random.nextInt(3_000_000) : RateLimitStore.NO_MAX_DELAY;
+				}
+				List<Decision> together = batched.decideBatch(bucket, key, specs, costs, maxDelays);
+				for (int i = 0; i < size; i++) {
+					Decision alone = single.decide(bucket, key, specs, costs[i], maxDelays[i]);
+					RedisDifferentialTests.assertSame(alone, together.get(i), "seed " + seed + ", step " + step
+							+ ", request " + i + " of " + size + ", " + specs + ", cost " + costs[i]);
+					if (alone.allowed()) {
+						allowed++;
+					}
+					else {
+						rejected++;
+					}
+				}
+			}
+		}
+		assertThat(allowed).as("allowed decisions").isGreaterThan(STEPS / 5);
+		assertThat(rejected).as("rejected decisions").isGreaterThan(STEPS / 5);
+	}
+
+	private static RedisRateLimitStore.Builder onClock(ManualTimeSource time) {
+		// The manual clock runs far ahead of Redis's: keys must outlive their real-time
+		// TTL.
+		return RedisRateLimitStore.builder(client)
+			.timeSource(time)
+			.expirySlack(Duration.ofHours(6))
+			.timeout(Duration.ofSeconds(5));
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void manyThreadsOnOneKeyAdmitExactlyTheLimitInFewerCalls(Algorithm algorithm) throws Exception {
+		RedisRateLimitStore store = store(RedisRateLimitStore.builder(client).timeout(Duration.ofSeconds(5)));
+		List<LimitSpec> limits = List.of(LimitSpec.builder().limit(300).window("1d").algorithm(algorithm).build());
+		int threads = 16;
+		int perThread = 50;
+		long callsBefore = scriptCalls();
+		AtomicInteger admitted = new AtomicInteger();
+		runConcurrently(threads, () -> {
+			for (int i = 0; i < perThread; i++) {
+				Decision decision = (i % 2 == 0) ? store.decide("hot", "k", limits, 1)
+						: store.decideAsync("hot", "k", limits, 1, RateLimitStore.NO_MAX_DELAY)
+							.toCompletableFuture()
+							.get(30, TimeUnit.SECONDS);
+				if (decision.allowed()) {
+					admitted.incrementAndGet();
+				}
+			}
+		});
+		long calls = scriptCalls() - callsBefore;
+		assertThat(admitted.get()).isEqualTo(300);
+		assertThat(calls).as("script calls for %d decisions", threads * perThread).isLessThan(threads * perThread);
+		assertThat(store.coalescedDecisions()).isPositive();
+	}
+
+	@Test
+	void refundsInTheMiddleOfAFloodAreSeenExactly() throws Exception {
+		RedisRateLimitStore store = store(RedisRateLimitStore.builder(client).timeout(Duration.ofSeconds(5)));
+		List<LimitSpec> limits = List.of(LimitSpec.of(50, Duration.ofDays(1), Algorithm.SLIDING_LOG));
+		AtomicInteger admitted = new AtomicInteger();
+		AtomicInteger refunded = new AtomicInteger();
+		runConcurrently(8, () -> {
+			for (int i = 0; i < 200; i++) {
+				if (store.decide("flood", "k", limits, 1).allowed()) {
+					admitted.incrementAndGet();
+					// Every fifth admitted request gives its permit back, while the
+					// others
+					// flood.
+					if (admitted.get() % 5 == 0 && refunded.incrementAndGet() <= 20) {
+						store.refund("flood", "k", limits, 1);
+					}
+				}
+			}
+		});
+		int refunds = Math.min(20, refunded.get());
+		// A permit given back by a thread's last request is taken here.
+		while (store.decide("flood", "k", limits, 1).allowed()) {
+			admitted.incrementAndGet();
+		}
+		// Every permit is taken: what was admitted is the limit plus what came back.
+		assertThat(store.peek("flood", "k", limits).remaining()).isZero();
+		assertThat(admitted.get()).isEqualTo(50 + refunds);
+		assertThat(store.coalescedDecisions()).isPositive();
+		store.reset("flood", "k", limits);
+		assertThat(store.decide("flood", "k", limits, 1).remaining()).as("seen after the flood").isEqualTo(49);
+	}
+
+	@Test
+	void aPausedRedisFailsEachQueuedRequestAndLatePermitsGoBack() throws Exception {
+		RedisRateLimitStore store = store(RedisRateLimitStore.builder(client).timeout(Duration.ofMillis(100)));
+		List<LimitSpec> limits = List.of(LimitSpec.of(1000, Duration.ofDays(1), Algorithm.TOKEN_BUCKET));
+		assertThat(store.decide("pause", "k", limits, 1).allowed()).isTrue();
+		store.refund("pause", "k", limits, 1);
+		List<CompletableFuture<Decision>> decisions = new ArrayList<>();
+		redis.server().pause();
+		try {
+			for (int i = 0; i < 200; i++) {
+				decisions
+					.add(store.decideAsync("pause", "k", limits, 1, RateLimitStore.NO_MAX_DELAY).toCompletableFuture());
+			}
+			for (CompletableFuture<Decision> decision : decisions) {
+				assertThat(decision).failsWithin(Duration.ofSeconds(30))
+					.withThrowableOfType(java.util.concurrent.ExecutionException.class)
+					.havingCause()
+					.isInstanceOfSatisfying(RateLimitStoreException.class, (ex) -> assertThat(ex.isTimeout()).isTrue());
+			}
+		}
+		finally {
+			redis.server().resume();
+		}
+		// The sent calls run once Redis wakes up; every permit they took comes back.
+		await(() -> store.lateRefunds() > 0 && store.peek("pause", "k", limits).remaining() == 1000,
+				"every late permit given back");
+		assertThat(store.coalescedDecisions()).isPositive();
+		assertThat(store.decide("pause", "k", limits, 1).remaining()).isEqualTo(999);
+	}
+
+	@Test
+	void aStoppedRedisFailsEachQueuedRequestAndTakesNothing() throws Exception {
+		RedisRateLimitStore store = store(RedisRateLimitStore.builder(client).timeout(Duration.ofMillis(100)));
+		List<LimitSpec> limits = List.of(LimitSpec.of(10, Duration.ofDays(1), Algorithm.FIXED_WINDOW));
+		assertThat(store.decide("down", "k", limits, 1).allowed()).isTrue();
+		redis.server().stop();
+		List<CompletableFuture<Decision>> decisions = new ArrayList<>();
+		for (int i = 0; i < 100; i++) {
+			decisions.add(store.decideAsync("down", "k", limits, 1, RateLimitStore.NO_MAX_DELAY).toCompletableFuture());
+		}
+		for (CompletableFuture<Decision> decision : decisions) {
+			assertThat(decision).failsWithin(Duration.ofSeconds(30))
+				.withThrowableOfType(java.util.concurrent.ExecutionException.class)
+				.havingCause()
+				.isInstanceOf(RateLimitStoreException.class);
+		}
+		redis.server().start();
+		// The restarted Redis is empty: none of the failed requests ran.
+		await(() -> {
+			try {
+				return store.peek("down", "k", limits).remaining() == 10;
+			}
+			catch (RateLimitStoreException ex) {
+				return false;
+			}
+		}, "Redis back");
+	}
+
+	private interface Task {
+
+		void run() throws Exception;
+
+	}
+
+	private static void runConcurrently(int threads, Task task) throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			CountDownLatch start = new CountDownLatch(1);
+			List<Future<?>> futures = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				futures.add(pool.submit(() -> {
+					start.await();
+					task.run();
+					return null;
+				}));
+			}
+			start.countDown();
+			for (Future<?> future : futures) {
+				future.get(120, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	private static long scriptCalls() {
+		long calls = 0;
+		Matcher matcher = Pattern.compile("cmdstat_(?:evalsha|eval):calls=(\\d+)")
+			.matcher(redis.server().command("INFO", "commandstats"));
+		while (matcher.find()) {
+			calls += Long.parseLong(matcher.group(1));
+		}
+		return calls;
+	}
+
+	private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() - deadline > 0) {
+				fail("Not within 30s: " + what);
+			}
+			Thread.sleep(20);
+		}
+	}
+
+}
