@@ -17,8 +17,10 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.bucket4j.BucketConfiguration;
+import io.github.bucket4j.distributed.AsyncBucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.AsyncProxyManager;
+import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -49,6 +51,10 @@ import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
  * <li>{@code redis-vs-bucket4j-lettuce-hot} and {@code -100k}: ours against Bucket4j's
  * Lettuce compare-and-swap proxy manager, at 16 and 64 in flight, on one key and on
  * 100,000 keys.</li>
+ * <li>{@code redis-vs-bucket4j-lettuce-batching-hot-c64}: ours (which sends the
+ * decisions that arrive while one is in flight on the same key as one call) against
+ * Bucket4j's Lettuce proxy manager with its batching optimisation, one hot key, 64 in
+ * flight.</li>
  * <li>{@code redis-flood-local-rejections}: one key flooded at 64 in flight while every
  * request is rejected, through the store the auto-configuration builds, with the
  * rejection cache (ours) and without it (the store before the cache existed).</li>
@@ -101,6 +107,9 @@ final class RedisComparison {
 		String only = this.options.value("only", "");
 		if (only.isEmpty() || only.equals("evalsha")) {
 			compare("redis-vs-lettuce-evalsha-c64", "hot-c64", "lettuce-evalsha", 64, 1);
+		}
+		if (only.isEmpty() || only.equals("bucket4j-batching")) {
+			compare("redis-vs-bucket4j-lettuce-batching-hot-c64", "hot-c64", "bucket4j-lettuce-batching", 64, 1);
 		}
 		if (only.isEmpty() || only.equals("flood")) {
 			compare("redis-flood-local-rejections", "flood-c64", "flood-ours", "flood-without-local-rejections", 64, 1);
@@ -251,6 +260,28 @@ final class RedisComparison {
 				Supplier<CompletableFuture<BucketConfiguration>> config = () -> CompletableFuture
 					.completedFuture(configuration);
 				return new Contender(impl, (i) -> buckets.builder().build(keyBytes[i], config).tryConsume(1), () -> {
+				});
+			case "bucket4j-lettuce-batching":
+				// Bucket4j's answer to a hot key: requests on one bucket proxy that arrive
+				// while a call is in flight go together in the next. It batches per proxy,
+				// so each key's proxy is built once.
+				BucketConfiguration batchedConfiguration = BucketConfiguration.builder()
+					.addLimit((bandwidth) -> bandwidth.capacity(limit.burst())
+						.refillGreedy(limit.limit(), limit.window()))
+					.build();
+				AsyncProxyManager<byte[]> batchedBuckets = Bucket4jLettuce.casBasedBuilder(client)
+					.expirationAfterWrite(
+							ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ZERO))
+					.build()
+					.asAsync();
+				AsyncBucketProxy[] proxies = new AsyncBucketProxy[keys];
+				for (int i = 0; i < keys; i++) {
+					proxies[i] = batchedBuckets.builder()
+						.withOptimization(Optimizations.batching())
+						.build(("b4jb:{api:" + keyNames[i] + "}").getBytes(StandardCharsets.UTF_8),
+								() -> CompletableFuture.completedFuture(batchedConfiguration));
+				}
+				return new Contender(impl, (i) -> proxies[i].tryConsume(1), () -> {
 				});
 			default:
 				throw new IllegalArgumentException("Unknown implementation " + impl);

@@ -63,6 +63,7 @@ class RedisStoreConfiguration {
 			.timeout(redis.getTimeout())
 			.connectTimeout(positive("ratelimit.redis.connect-timeout", redis.getConnectTimeout()))
 			.timeSource((redis.getTimeSource() == TimeSourceType.LOCAL) ? TimeSource.system() : null)
+			.coalescing(redis.getCoalescing().isEnabled())
 			.build();
 		InMemoryRateLimitStore fallback = InMemoryRateLimitStore.builder()
 			.maxKeys(properties.getMemory().getMaxKeys())

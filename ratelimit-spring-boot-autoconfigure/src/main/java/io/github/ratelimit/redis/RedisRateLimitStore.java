@@ -59,6 +59,13 @@ import io.github.ratelimit.store.StoreArguments;
  * them (by the failure mode), and a request holds permits only in the store whose
  * decision it got. Leaky bucket slots cannot be given back: a late one stays reserved
  * until it drains.
+ * <p>
+ * Concurrent decisions on the same bucket, key and limits go to Redis together (unless
+ * {@link Builder#coalescing(boolean) turned off}): while one such call is in flight, the
+ * decisions that arrive wait for it, then go as one call of the script's batch operation,
+ * which decides each in order exactly as a call of its own at that instant would. A lone
+ * decision is sent at once. A request queued behind a call to a stalled Redis waits for
+ * that call's timeout, then for its own.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -260,6 +267,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	public long lateRefunds() {
 		return this.lateRefunds.sum();
+	}
+
+	/**
+	 * Returns whether concurrent decisions on one key go to Redis together (see
+	 * {@link Builder#coalescing(boolean)}).
+	 * @return {@code true} when coalescing
+	 */
+	public boolean isCoalescing() {
+		return this.coalescer != null;
 	}
 
 	/**

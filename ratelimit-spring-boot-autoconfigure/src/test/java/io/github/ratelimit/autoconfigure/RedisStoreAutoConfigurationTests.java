@@ -130,6 +130,18 @@ class RedisStoreAutoConfigurationTests {
 			.run((context) -> assertThat(localRejectionsAfterThreeRequests(context)).isZero());
 	}
 
+	@Test
+	void concurrentDecisionsOnOneKeyAreCoalescedUnlessDisabled() {
+		withRedis().run((context) -> assertThat(redisStore(context).isCoalescing()).isTrue());
+		withRedis().withPropertyValues("ratelimit.redis.coalescing.enabled=false")
+			.run((context) -> assertThat(redisStore(context).isCoalescing()).isFalse());
+	}
+
+	private static RedisRateLimitStore redisStore(AssertableApplicationContext context) {
+		assertThat(context).hasNotFailed();
+		return (RedisRateLimitStore) context.getBean(FailoverRateLimitStore.class).primary();
+	}
+
 	private static long localRejectionsAfterThreeRequests(AssertableApplicationContext context) {
 		FailoverRateLimitStore store = context.getBean(FailoverRateLimitStore.class);
 		java.util.List<io.github.ratelimit.LimitSpec> limits = java.util.List
