@@ -51,10 +51,9 @@ import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
  * <li>{@code redis-vs-bucket4j-lettuce-hot} and {@code -100k}: ours against Bucket4j's
  * Lettuce compare-and-swap proxy manager, at 16 and 64 in flight, on one key and on
  * 100,000 keys.</li>
- * <li>{@code redis-vs-bucket4j-lettuce-batching-hot-c64}: ours (which sends the
- * decisions that arrive while one is in flight on the same key as one call) against
- * Bucket4j's Lettuce proxy manager with its batching optimisation, one hot key, 64 in
- * flight.</li>
+ * <li>{@code redis-vs-bucket4j-lettuce-batching-hot-c64}: ours (which sends the decisions
+ * that arrive while one is in flight on the same key as one call) against Bucket4j's
+ * Lettuce proxy manager with its batching optimisation, one hot key, 64 in flight.</li>
  * <li>{@code redis-flood-local-rejections}: one key flooded at 64 in flight while every
  * request is rejected, through the store the auto-configuration builds, with the
  * rejection cache (ours) and without it (the store before the cache existed).</li>
@@ -262,8 +261,10 @@ final class RedisComparison {
 				return new Contender(impl, (i) -> buckets.builder().build(keyBytes[i], config).tryConsume(1), () -> {
 				});
 			case "bucket4j-lettuce-batching":
-				// Bucket4j's answer to a hot key: requests on one bucket proxy that arrive
-				// while a call is in flight go together in the next. It batches per proxy,
+				// Bucket4j's answer to a hot key: requests on one bucket proxy that
+				// arrive
+				// while a call is in flight go together in the next. It batches per
+				// proxy,
 				// so each key's proxy is built once.
 				BucketConfiguration batchedConfiguration = BucketConfiguration.builder()
 					.addLimit((bandwidth) -> bandwidth.capacity(limit.burst())
