@@ -2,7 +2,8 @@
 -- KEYS      key: string, the time in ns the bucket is full again, as "<µs><3 digits of ns>"; expires then.
 -- ARGV      ARGV[arg + 1] burst, ARGV[arg + 2] emission interval in ns.
 -- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost,
---           now (µs), max_delay, ttl_slack, commit, floor/max/min.
+--           now (µs), max_delay, ttl_slack, commit, floor/max/min; batch, written (a batch's writes,
+--           kept until its last decision: key -> { value or false for deleted, TTL in ms }).
 -- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
 --           With commit the permits are taken when allowed; a rejection writes nothing (a bucket
@@ -26,7 +27,15 @@ elseif op ~= 'r' or not shaping then
   local capacity = burst * interval
   local backlog = 0
   local ahead -- the new backlog to store, if any
-  local full_at = redis.call('GET', key)
+  -- In a batch the next decision reads what the one before it wrote, and only the last write of the
+  -- batch goes to Redis (rate_limit.lua, after its loop): no one sees the ones in between.
+  local pending = batch and written[key]
+  local full_at
+  if pending then
+    full_at = pending[1]
+  else
+    full_at = redis.call('GET', key)
+  end
   if full_at then
     -- At least four digits (%d%03d below); 5328 = 111 * ('0' = 48). The digits are summed first: a
     -- backlog near 2^53 plus the bytes' offset would pass 2^53 and be rounded.
@@ -66,10 +75,19 @@ elseif op ~= 'r' or not shaping then
     end
   end
   if ahead and ahead <= 0 then
-    redis.call('DEL', key)
+    if batch then
+      written[key] = { false }
+    else
+      redis.call('DEL', key)
+    end
   elseif ahead then
     local whole_us = floor(ahead / 1000)
-    redis.call('SET', key, string.format('%d%03d', now + whole_us, ahead - whole_us * 1000), 'PX',
-      max(1, -floor(-ahead / 1000000)) + ttl_slack)
+    local value = string.format('%d%03d', now + whole_us, ahead - whole_us * 1000)
+    local ttl = max(1, -floor(-ahead / 1000000)) + ttl_slack
+    if batch then
+      written[key] = { value, ttl }
+    else
+      redis.call('SET', key, value, 'PX', ttl)
+    end
   end
 end

@@ -83,6 +83,8 @@ local floor, max, min = math.floor, math.max, math.min
 local reply = (op == 'd' or op == 'p') and { 0, 0, 0, 0 } or {}
 -- Where the next request's arguments (b) and reply (b, d, p) start.
 local request_arg, out = arg + 3, 0
+-- A batch's token bucket, GCRA and leaky bucket writes, applied after its last decision (bucket.lua).
+local written = batch and {}
 for _ = 1, requests do
   if batch then
     cost, max_delay = tonumber(ARGV[request_arg]), tonumber(ARGV[request_arg + 1])
@@ -133,5 +135,14 @@ for _ = 1, requests do
     commit = true
   end
   out = out + 4 * count
+end
+if batch then
+  for key, state in pairs(written) do
+    if state[1] then
+      redis.call('SET', key, state[1], 'PX', state[2])
+    else
+      redis.call('DEL', key)
+    end
+  end
 end
 return reply

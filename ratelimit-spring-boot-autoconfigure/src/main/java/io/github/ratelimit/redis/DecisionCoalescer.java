@@ -74,7 +74,9 @@ final class DecisionCoalescer {
 	 * @param maxDelayMicros the longest leaky bucket delay accepted
 	 * @param async whether the caller must not be blocked (a blocking client then runs
 	 * the call on its own thread)
-	 * @return the decision; failing with the runner's exception when the call failed
+	 * @return the decision; failing with {@link Script#failure} of why when the call
+	 * failed. Completing it early (a timeout) makes the caller's decision a late one,
+	 * whose permits are given back.
 	 */
 	CompletableFuture<Decision> decide(String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros, boolean async) {
@@ -101,6 +103,10 @@ final class DecisionCoalescer {
 		}
 	}
 
+	/**
+	 * Sends a batch: each lane's requests go in order, one call at a time (a full batch
+	 * aside).
+	 */
 	private void send(Lane lane, List<Request> batch, boolean async) {
 		if (batch.size() > 1) {
 			this.coalesced.add(batch.size());
@@ -113,25 +119,39 @@ final class DecisionCoalescer {
 			call = CompletableFuture.failedFuture(ex);
 		}
 		call.orTimeout(this.maxWaitNanos, TimeUnit.NANOSECONDS).whenComplete((reply, ex) -> {
-			List<Request> next = lane.returned();
-			if (next == null && lane.isRetired()) {
-				this.lanes.remove(lane.key, lane);
-			}
+			// Requests that waited for this call go first. If none did, the callers of
+			// this batch run on first: those that decide again at once (a loop, a
+			// pipeline) join the next call rather than each starting a call of its own.
+			List<Request> next = lane.waiting();
 			if (next != null) {
-				// Sent before this batch's callers run on: the next batch is on its way
-				// sooner.
 				send(lane, next, true);
 			}
 			if (ex != null) {
-				Throwable cause = ScriptRunner.unwrap(ex);
+				RuntimeException failure = this.script.failure(ScriptRunner.unwrap(ex));
 				for (Request request : batch) {
-					request.completeExceptionally(cause);
+					request.completeExceptionally(failure);
 				}
 			}
 			else {
 				deliver(lane.key, batch, reply);
 			}
+			if (next == null) {
+				returned(lane);
+			}
 		});
+	}
+
+	/**
+	 * Sends what arrived meanwhile, or lets the lane go when nothing did.
+	 */
+	private void returned(Lane lane) {
+		List<Request> next = lane.returned();
+		if (next != null) {
+			send(lane, next, true);
+		}
+		else if (lane.isRetired()) {
+			this.lanes.remove(lane.key, lane);
+		}
 	}
 
 	/**
@@ -146,7 +166,7 @@ final class DecisionCoalescer {
 				decision = this.script.decision(reply, i, batch.size(), lane.limits);
 			}
 			catch (RuntimeException ex) {
-				request.completeExceptionally(ex);
+				request.completeExceptionally(this.script.failure(ex));
 				continue;
 			}
 			if (!request.complete(decision) && decision.allowed()) {
@@ -181,6 +201,13 @@ final class DecisionCoalescer {
 		 * @return the decision
 		 */
 		Decision decision(List<Object> reply, int request, int requests, List<LimitSpec> limits);
+
+		/**
+		 * Says why a call failed, as the store reports it.
+		 * @param cause what the call failed with
+		 * @return the exception each of its requests fails with
+		 */
+		RuntimeException failure(Throwable cause);
 
 		/**
 		 * Gives back the permits of a decision whose caller was answered without it.
@@ -254,6 +281,16 @@ final class DecisionCoalescer {
 			}
 			this.inFlight++;
 			return take();
+		}
+
+		/**
+		 * Takes the requests waiting for the next call, which takes the place of the call
+		 * that returned.
+		 * @return the requests, or {@code null} when none wait (the call still holds its
+		 * place)
+		 */
+		synchronized @Nullable List<Request> waiting() {
+			return this.waiting.isEmpty() ? null : take();
 		}
 
 		/**

@@ -339,14 +339,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			return CompletableFuture.failedFuture(ex);
 		}
 		if (this.coalescer != null) {
-			return this.coalescer.decide(bucket, key, limits, cost, maxDelayMicros, true)
-				.orTimeout(this.maxWaitNanos, TimeUnit.NANOSECONDS)
-				.handle((decision, ex) -> {
-					if (ex != null) {
-						throw failure(ScriptRunner.unwrap(ex));
-					}
-					return decision;
-				});
+			// Completes within twice the longest wait: the call in flight, then its own.
+			return this.coalescer.decide(bucket, key, limits, cost, maxDelayMicros, true);
 		}
 		CompletableFuture<List<Object>> reply = run("d", bucket, key, limits, cost, maxDelayMicros, true);
 		return reply.orTimeout(this.maxWaitNanos, TimeUnit.NANOSECONDS).handle((result, ex) -> {
@@ -616,6 +610,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		@Override
 		public Decision decision(List<Object> reply, int request, int requests, List<LimitSpec> limits) {
 			return toDecision(reply, request, requests, limits);
+		}
+
+		@Override
+		public RuntimeException failure(Throwable cause) {
+			return RedisRateLimitStore.this.failure(cause);
 		}
 
 		@Override

@@ -143,10 +143,31 @@ class RedisCoalescingTests {
 						rejected++;
 					}
 				}
+				if (step % 5 == 0) {
+					// A state that differs also shows in later decisions: a sample suffices.
+					assertSameState(bucket, key, specs, "seed " + seed + ", step " + step);
+				}
 			}
 		}
 		assertThat(allowed).as("allowed decisions").isGreaterThan(STEPS / 5);
 		assertThat(rejected).as("rejected decisions").isGreaterThan(STEPS / 5);
+	}
+
+	/**
+	 * The keys a batch leaves are those the single calls leave: a batch writes its token
+	 * bucket, GCRA and leaky bucket states once, after its last decision.
+	 */
+	private static void assertSameState(String bucket, String key, List<LimitSpec> specs, String context) {
+		String[] batchedKeys = new RedisKeys("batched").keys(bucket, key, specs);
+		String[] singleKeys = new RedisKeys("single").keys(bucket, key, specs);
+		for (int i = 0; i < specs.size(); i++) {
+			String type = redis.server().command("TYPE", singleKeys[i]);
+			assertThat(redis.server().command("TYPE", batchedKeys[i])).as(context).isEqualTo(type);
+			if (type.trim().equals("string")) {
+				assertThat(redis.server().command("GET", batchedKeys[i])).as(context)
+					.isEqualTo(redis.server().command("GET", singleKeys[i]));
+			}
+		}
 	}
 
 	private static RedisRateLimitStore.Builder onClock(ManualTimeSource time) {
