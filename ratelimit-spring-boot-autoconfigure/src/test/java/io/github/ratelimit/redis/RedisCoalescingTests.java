@@ -144,7 +144,8 @@ class RedisCoalescingTests {
 					}
 				}
 				if (step % 5 == 0) {
-					// A state that differs also shows in later decisions: a sample suffices.
+					// A state that differs also shows in later decisions: a sample
+					// suffices.
 					assertSameState(bucket, key, specs, "seed " + seed + ", step " + step);
 				}
 			}
