@@ -2,8 +2,8 @@
 -- KEYS      key: string, the time in ns the bucket is full again, as "<µs><3 digits of ns>"; expires then.
 -- ARGV      ARGV[arg + 1] burst, ARGV[arg + 2] emission interval in ns.
 -- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost,
---           now (µs), max_delay, ttl_slack, commit, floor/max/min; batch, written (a batch's writes,
---           kept until its last decision: key -> { value or false for deleted, TTL in ms }).
+--           now (µs), max_delay, ttl_slack, commit, floor/max/min; written (key -> the backlog in ns
+--           this call leaves, which rate_limit.lua stores after the call's last decision).
 -- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
 --           With commit the permits are taken when allowed; a rejection writes nothing (a bucket
@@ -27,16 +27,12 @@ elseif op ~= 'r' or not shaping then
   local capacity = burst * interval
   local backlog = 0
   local ahead -- the new backlog to store, if any
-  -- In a batch the next decision reads what the one before it wrote, and only the last write of the
-  -- batch goes to Redis (rate_limit.lua, after its loop): no one sees the ones in between.
-  local pending = batch and written[key]
-  local full_at
-  if pending then
-    full_at = pending[1]
-  else
-    full_at = redis.call('GET', key)
-  end
-  if full_at then
+  -- A decision of a batch reads the backlog the one before it left (on the same now), not Redis:
+  -- only the last one is stored.
+  local full_at = written[key] or redis.call('GET', key)
+  if type(full_at) == 'number' then
+    backlog = full_at
+  elseif full_at then
     -- At least four digits (%d%03d below); 5328 = 111 * ('0' = 48). The digits are summed first: a
     -- backlog near 2^53 plus the bytes' offset would pass 2^53 and be rounded.
     local hundreds, tens, ones = string.byte(full_at, -3, -1)
@@ -74,20 +70,7 @@ elseif op ~= 'r' or not shaping then
       end
     end
   end
-  if ahead and ahead <= 0 then
-    if batch then
-      written[key] = { false }
-    else
-      redis.call('DEL', key)
-    end
-  elseif ahead then
-    local whole_us = floor(ahead / 1000)
-    local value = string.format('%d%03d', now + whole_us, ahead - whole_us * 1000)
-    local ttl = max(1, -floor(-ahead / 1000000)) + ttl_slack
-    if batch then
-      written[key] = { value, ttl }
-    else
-      redis.call('SET', key, value, 'PX', ttl)
-    end
+  if ahead then
+    written[key] = max(0, ahead)
   end
 end

@@ -83,8 +83,9 @@ local floor, max, min = math.floor, math.max, math.min
 local reply = (op == 'd' or op == 'p') and { 0, 0, 0, 0 } or {}
 -- Where the next request's arguments (b) and reply (b, d, p) start.
 local request_arg, out = arg + 3, 0
--- A batch's token bucket, GCRA and leaky bucket writes, applied after its last decision (bucket.lua).
-local written = batch and {}
+-- The backlog (ns) each token bucket, GCRA and leaky bucket key is left with (bucket.lua), stored
+-- after the last decision: a batch writes each key once.
+local written = {}
 for _ = 1, requests do
   if batch then
     cost, max_delay = tonumber(ARGV[request_arg]), tonumber(ARGV[request_arg + 1])
@@ -136,13 +137,14 @@ for _ = 1, requests do
   end
   out = out + 4 * count
 end
-if batch then
-  for key, state in pairs(written) do
-    if state[1] then
-      redis.call('SET', key, state[1], 'PX', state[2])
-    else
-      redis.call('DEL', key)
-    end
+-- A bucket's state is the time it is full again, "<µs><3 digits of ns>", and expires then.
+for key, ahead in pairs(written) do
+  if ahead == 0 then
+    redis.call('DEL', key)
+  else
+    local whole_us = floor(ahead / 1000)
+    redis.call('SET', key, string.format('%d%03d', now + whole_us, ahead - whole_us * 1000), 'PX',
+      max(1, -floor(-ahead / 1000000)) + ttl_slack)
   end
 end
 return reply
