@@ -94,6 +94,8 @@ final class DecisionCoalescer {
 			}
 			List<Request> full = lane.enqueue(request);
 			if (full == Lane.RETIRED) {
+				// Its last call is returning: do not wait for that thread to remove it.
+				this.lanes.remove(laneKey, lane);
 				continue;
 			}
 			if (full != null) {

@@ -239,6 +239,17 @@ class RedisCoalescingTests {
 	}
 
 	@Test
+	void aBatchLoadsTheScriptAgainAfterScriptFlush() {
+		RedisRateLimitStore store = store(RedisRateLimitStore.builder(client).timeout(Duration.ofSeconds(5)));
+		List<LimitSpec> limits = List.of(LimitSpec.of(5, Duration.ofDays(1), Algorithm.GCRA));
+		redis.server().command("SCRIPT", "FLUSH");
+		List<Decision> decisions = store.decideBatch("flush", "k", limits, new long[] { 2, 4, 3 },
+				new long[] { RateLimitStore.NO_MAX_DELAY, RateLimitStore.NO_MAX_DELAY, RateLimitStore.NO_MAX_DELAY });
+		assertThat(decisions).extracting(Decision::allowed).containsExactly(true, false, true);
+		assertThat(decisions).extracting(Decision::remaining).containsExactly(3L, 3L, 0L);
+	}
+
+	@Test
 	void aPausedRedisFailsEachQueuedRequestAndLatePermitsGoBack() throws Exception {
 		RedisRateLimitStore store = store(RedisRateLimitStore.builder(client).timeout(Duration.ofMillis(100)));
 		List<LimitSpec> limits = List.of(LimitSpec.of(1000, Duration.ofDays(1), Algorithm.TOKEN_BUCKET));
