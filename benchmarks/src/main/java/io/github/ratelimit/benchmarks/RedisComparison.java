@@ -46,9 +46,9 @@ import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
  * <ul>
  * <li>{@code redis-vs-lettuce-evalsha-c64}: our {@link RedisRateLimitStore} (token
  * bucket, one hot key, 64 calls in flight through {@code decideAsync}, concurrent
- * decisions coalesced as auto-configured) against plain
- * Lettuce async {@code EVALSHA} of {@code token_bucket_minimal.lua}, the same state (one
- * string per key) and Redis commands with nothing else: the client's ceiling.</li>
+ * decisions coalesced as auto-configured) against plain Lettuce async {@code EVALSHA} of
+ * {@code token_bucket_minimal.lua}, the same state (one string per key) and Redis
+ * commands with nothing else: the client's ceiling.</li>
  * <li>{@code redis-vs-bucket4j-lettuce-hot} and {@code -100k}: ours against Bucket4j's
  * Lettuce compare-and-swap proxy manager, at 16 and 64 in flight, on one key and on
  * 100,000 keys.</li>
