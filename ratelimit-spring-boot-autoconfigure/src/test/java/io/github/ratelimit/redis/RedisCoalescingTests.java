@@ -26,6 +26,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisClientConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
@@ -183,7 +187,20 @@ class RedisCoalescingTests {
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void manyThreadsOnOneKeyAdmitExactlyTheLimitInFewerCalls(Algorithm algorithm) throws Exception {
-		RedisRateLimitStore store = store(RedisRateLimitStore.builder(client).timeout(Duration.ofSeconds(5)));
+		manyThreadsOnOneKey(RedisRateLimitStore.builder(client), algorithm);
+	}
+
+	@Test
+	void manyThreadsOnOneKeyThroughJedisAdmitExactlyTheLimitInFewerCalls() throws Exception {
+		JedisConnectionFactory jedis = new JedisConnectionFactory(
+				new RedisStandaloneConfiguration(redis.host(), redis.port()),
+				JedisClientConfiguration.builder().usePooling().build());
+		manyThreadsOnOneKey(RedisRateLimitStore.builderFor(jedis), Algorithm.SLIDING_WINDOW_COUNTER);
+	}
+
+	private void manyThreadsOnOneKey(RedisRateLimitStore.Builder builder, Algorithm algorithm) throws Exception {
+		RedisRateLimitStore store = store(
+				builder.keyPrefix("threads-" + System.nanoTime()).timeout(Duration.ofSeconds(5)));
 		List<LimitSpec> limits = List.of(LimitSpec.builder().limit(300).window("1d").algorithm(algorithm).build());
 		int threads = 16;
 		int perThread = 50;
