@@ -9,22 +9,29 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
-import io.github.ratelimit.algorithm.Meter;
+import io.github.ratelimit.algorithm.LimitState;
+import io.github.ratelimit.algorithm.Step;
 
 /**
- * The meters of one {@code (bucket, key)}, one per limit, in the order of the limits, and
+ * The states of one {@code (bucket, key)}, one per limit, in the order of the limits, and
  * how long the store's map holds them.
  * <p>
- * Every write runs under this object's monitor; a rejection may be repeated without it
- * (see {@link #rejectWithoutLock}). Operations come two ways: inside the map's
- * {@code compute} for the entry (creating the state, or when the hold must be extended),
- * or straight on a state read from the map, which is what keeps a hot key free of map
- * writes. The second way is safe because the map holds the state until
- * {@link #heldUntilMicros}, and a straight operation only runs while a decision made now
- * cannot make the state matter past that time ({@link Meter#lifetimeMicros}). Once the
- * map lets go of the state (expiry, eviction, reset, or a decision that left it fresh) it
- * is {@link #retire() retired}, and straight operations refuse it, so no decision is ever
- * made on a state the map no longer holds.
+ * Everything is one immutable {@link Snapshot}, replaced as a whole by compare-and-set:
+ * an operation reads the snapshot, computes the next one with the algorithms' pure
+ * functions, and stores it if no other operation stored one meanwhile, or starts over. So
+ * no operation takes a lock, and a decision that changes nothing (a rejection) stores
+ * nothing.
+ * <p>
+ * Operations come two ways: inside the map's {@code compute} for the entry (creating the
+ * state, or when the hold must be extended), or straight on a state read from the map,
+ * which is what keeps a hot key free of map writes. The second way is safe because the
+ * map holds the state until {@link Snapshot#heldUntilMicros}, and a straight operation
+ * only runs while a decision made now cannot make the state matter past that time
+ * ({@link LimitState#lifetimeMicros}). Once the map lets go of the state (expiry,
+ * eviction, reset, or a decision that left it fresh) it is {@link #retire() retired},
+ * which is a snapshot too: a straight operation that read the one before fails to store
+ * its own and, starting over, refuses the state, so no decision is ever made on a state
+ * the map no longer holds.
  */
 final class KeyState {
 
@@ -42,61 +49,18 @@ final class KeyState {
 	 */
 	private static final long MAX_SLACK_MICROS = 1_000_000L;
 
-	private static final VarHandle VERSION;
+	private static final VarHandle SNAPSHOT;
 
 	static {
 		try {
-			VERSION = MethodHandles.lookup().findVarHandle(KeyState.class, "version", long.class);
+			SNAPSHOT = MethodHandles.lookup().findVarHandle(KeyState.class, "snapshot", Snapshot.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
 		}
 	}
 
-	private Meter[] meters = new Meter[0];
-
-	/**
-	 * States of earlier limits at a position, kept until they are fresh again: a limit
-	 * whose algorithm, window or segments changed is a state of its own, as it is a key
-	 * of its own in Redis, and comes back if the limit changes back in its lifetime.
-	 * {@code null} while there is none, which is almost always.
-	 */
-	private @Nullable List<Parked> parked;
-
-	/**
-	 * {@code meters[0]} once fitted: a single-limit decision on a held key then reaches
-	 * its meter without going through the array, one memory access less on a cold key.
-	 */
-	private @Nullable Meter first;
-
-	/** The latest time seen, so the clock never goes backwards for this key. */
-	private long lastNow = Long.MIN_VALUE;
-
-	/** Until when the map holds this state; meaningful once the map has it. */
-	private long heldUntilMicros = Long.MIN_VALUE;
-
-	/**
-	 * The limits the hold was last extended for, and the latest time at which a decision
-	 * under them still fits in the hold; saves working out their lifetime per decision.
-	 * Compared by identity: callers keep one immutable list per bucket.
-	 */
-	private List<LimitSpec> heldFor = List.of();
-
-	private long straightUntilMicros = Long.MIN_VALUE;
-
-	private boolean retired;
-
-	/**
-	 * Even while no write is under way, odd during one; every write under the lock moves
-	 * it on by two. See {@link #rejectWithoutLock}.
-	 */
-	private long version;
-
-	/**
-	 * Whether the latest decision under the lock was a rejection: worth trying one
-	 * without.
-	 */
-	private boolean rejecting;
+	private volatile Snapshot snapshot = Snapshot.EMPTY;
 
 	/**
 	 * Decides on a state read from the map, unless that needs the map.
@@ -104,20 +68,24 @@ final class KeyState {
 	 * compute instead
 	 */
 	@Nullable Decision decideIfHeld(List<LimitSpec> limits, long now, long cost, long maxDelayMicros) {
-		Decision rejection = (this.rejecting) ? rejectWithoutLock(limits, now, cost, maxDelayMicros) : null;
-		if (rejection != null) {
-			return rejection;
-		}
-		synchronized (this) {
-			if (!held(limits, now)) {
+		while (true) {
+			Snapshot current = this.snapshot;
+			long time = Math.max(now, current.lastNow);
+			if (!current.straight(limits, time)) {
 				return null;
 			}
-			long version = beginWrite();
-			try {
-				return decide(limits, now, cost, maxDelayMicros);
+			if (limits == current.heldFor && current.states.length == 1) {
+				// The hot path: one limit, fitted when the hold was taken.
+				LimitState state = current.states[0];
+				Step step = state.acquire(limits.get(0), time, cost, maxDelayMicros);
+				if (step.next() == state || SNAPSHOT.compareAndSet(this, current, current.with(step.next(), time))) {
+					return step.decision();
+				}
+				continue;
 			}
-			finally {
-				endWrite(version);
+			Change change = decide(current, limits, time, cost, maxDelayMicros);
+			if (store(current, change.next)) {
+				return change.decision;
 			}
 		}
 	}
@@ -126,15 +94,14 @@ final class KeyState {
 	 * Decides inside the map's compute and extends the hold, or retires the state when
 	 * the decision left it fresh.
 	 */
-	synchronized Decision decideAndHold(List<LimitSpec> limits, long now, long cost, long maxDelayMicros) {
-		long version = beginWrite();
-		try {
-			Decision decision = decide(limits, now, cost, maxDelayMicros);
-			hold(limits, now);
-			return decision;
-		}
-		finally {
-			endWrite(version);
+	Decision decideAndHold(List<LimitSpec> limits, long now, long cost, long maxDelayMicros) {
+		while (true) {
+			Snapshot current = this.snapshot;
+			long time = Math.max(now, current.lastNow);
+			Change change = decide(current, limits, time, cost, maxDelayMicros);
+			if (store(current, hold(change.next, limits, time))) {
+				return change.decision;
+			}
 		}
 	}
 
@@ -142,31 +109,29 @@ final class KeyState {
 	 * Refunds on a state read from the map, unless that needs the map.
 	 * @return whether the refund was made
 	 */
-	synchronized boolean refundIfHeld(List<LimitSpec> limits, long now, long cost) {
-		if (!held(limits, now)) {
-			return false;
-		}
-		long version = beginWrite();
-		try {
-			refund(limits, now, cost);
-			return true;
-		}
-		finally {
-			endWrite(version);
+	boolean refundIfHeld(List<LimitSpec> limits, long now, long cost) {
+		while (true) {
+			Snapshot current = this.snapshot;
+			long time = Math.max(now, current.lastNow);
+			if (!current.straight(limits, time)) {
+				return false;
+			}
+			if (store(current, refund(current, limits, time, cost))) {
+				return true;
+			}
 		}
 	}
 
 	/**
 	 * Refunds inside the map's compute; see {@link #decideAndHold}.
 	 */
-	synchronized void refundAndHold(List<LimitSpec> limits, long now, long cost) {
-		long version = beginWrite();
-		try {
-			refund(limits, now, cost);
-			hold(limits, now);
-		}
-		finally {
-			endWrite(version);
+	void refundAndHold(List<LimitSpec> limits, long now, long cost) {
+		while (true) {
+			Snapshot current = this.snapshot;
+			long time = Math.max(now, current.lastNow);
+			if (store(current, hold(refund(current, limits, time, cost), limits, time))) {
+				return;
+			}
 		}
 	}
 
@@ -175,31 +140,31 @@ final class KeyState {
 	 * @return the state, or {@code null} when the caller must look inside the map's
 	 * compute instead
 	 */
-	synchronized @Nullable Decision peekIfHeld(List<LimitSpec> limits, long now) {
-		if (!held(limits, now)) {
-			return null;
-		}
-		long version = beginWrite();
-		try {
-			return peek(limits, now);
-		}
-		finally {
-			endWrite(version);
+	@Nullable Decision peekIfHeld(List<LimitSpec> limits, long now) {
+		while (true) {
+			Snapshot current = this.snapshot;
+			long time = Math.max(now, current.lastNow);
+			if (!current.straight(limits, time)) {
+				return null;
+			}
+			Change change = peek(current, limits, time);
+			if (store(current, change.next)) {
+				return change.decision;
+			}
 		}
 	}
 
 	/**
 	 * Reports inside the map's compute; see {@link #decideAndHold}.
 	 */
-	synchronized Decision peekAndHold(List<LimitSpec> limits, long now) {
-		long version = beginWrite();
-		try {
-			Decision decision = peek(limits, now);
-			hold(limits, now);
-			return decision;
-		}
-		finally {
-			endWrite(version);
+	Decision peekAndHold(List<LimitSpec> limits, long now) {
+		while (true) {
+			Snapshot current = this.snapshot;
+			long time = Math.max(now, current.lastNow);
+			Change change = peek(current, limits, time);
+			if (store(current, hold(change.next, limits, time))) {
+				return change.decision;
+			}
 		}
 	}
 
@@ -208,80 +173,37 @@ final class KeyState {
 	 * states of other limits (set aside after a change) stay, as their keys stay in
 	 * Redis.
 	 */
-	synchronized void resetAndHold(List<LimitSpec> limits, long now) {
-		long version = beginWrite();
-		try {
-			advance(now);
-			Meter[] meters = meters(limits);
-			for (int i = 0; i < meters.length; i++) {
-				meters[i] = Meter.create(limits.get(i));
+	void resetAndHold(List<LimitSpec> limits, long now) {
+		while (true) {
+			Snapshot current = this.snapshot;
+			long time = Math.max(now, current.lastNow);
+			Fitted fitted = Fitted.of(current, limits, time);
+			LimitState[] states = new LimitState[limits.size()];
+			for (int i = 0; i < states.length; i++) {
+				states[i] = LimitState.fresh(limits.get(i));
 			}
-			this.first = meters[0];
-			this.heldFor = List.of();
-			hold(limits, now);
+			Snapshot reset = current.with(states, fitted.parked, time, List.of());
+			if (store(current, hold(reset, limits, time))) {
+				return;
+			}
 		}
-		finally {
-			endWrite(version);
-		}
-	}
-
-	/**
-	 * Repeats the rejection of a busy key without taking the lock, so that threads turned
-	 * away from one key do not queue for it: the meter's dry run only reads, and the
-	 * {@link #version} read before and after proves no write overlapped it. A rejection
-	 * changes nothing, so returning it is the same as deciding under the lock at that
-	 * moment.
-	 * @return the rejection, or {@code null} when the caller must take the lock: an
-	 * allowed request, a write in progress, several limits, or a meter whose dry run
-	 * writes
-	 */
-	private @Nullable Decision rejectWithoutLock(List<LimitSpec> limits, long now, long cost, long maxDelayMicros) {
-		long version = (long) VERSION.getAcquire(this);
-		Meter meter = this.first;
-		if ((version & 1) != 0 || this.retired || limits != this.heldFor || limits.size() != 1 || meter == null
-				|| !meter.isDryRunReadOnly()) {
-			return null;
-		}
-		long time = Math.max(now, this.lastNow);
-		if (time > this.straightUntilMicros) {
-			return null;
-		}
-		Decision decision = meter.tryAcquire(limits.get(0), time, cost, maxDelayMicros, false);
-		VarHandle.acquireFence();
-		if ((long) VERSION.getOpaque(this) != version || decision.allowed()) {
-			return null;
-		}
-		return decision;
-	}
-
-	/**
-	 * Marks a write as under way, for {@link #rejectWithoutLock} readers; called under
-	 * the lock.
-	 * @return the version before the write
-	 */
-	private long beginWrite() {
-		long version = this.version;
-		VERSION.setOpaque(this, version + 1);
-		VarHandle.storeStoreFence();
-		return version;
-	}
-
-	private void endWrite(long version) {
-		VERSION.setRelease(this, version + 2);
 	}
 
 	/**
 	 * Marks the state as no longer held by the map. Called under the map's lock for the
 	 * entry, as the map lets go of it.
 	 */
-	synchronized void retire() {
-		long version = beginWrite();
-		this.retired = true;
-		endWrite(version);
+	void retire() {
+		while (true) {
+			Snapshot current = this.snapshot;
+			if (current.retired || store(current, current.retired())) {
+				return;
+			}
+		}
 	}
 
-	synchronized boolean isRetired() {
-		return this.retired;
+	boolean isRetired() {
+		return this.snapshot.retired;
 	}
 
 	/**
@@ -289,183 +211,273 @@ final class KeyState {
 	 * @param currentTimeNanos the map's clock: the store's clock in nanoseconds
 	 * @return the duration in nanoseconds
 	 */
-	synchronized long nanosHeldAfter(long currentTimeNanos) {
-		long micros = this.heldUntilMicros - currentTimeNanos / 1000L;
+	long nanosHeldAfter(long currentTimeNanos) {
+		long micros = this.snapshot.heldUntilMicros - currentTimeNanos / 1000L;
 		return (micros <= 0) ? 0 : micros * 1000L;
 	}
 
-	private boolean held(List<LimitSpec> limits, long now) {
-		if (this.retired) {
-			return false;
+	private boolean store(Snapshot current, Snapshot next) {
+		return next == current || SNAPSHOT.compareAndSet(this, current, next);
+	}
+
+	/**
+	 * Decides on every limit at once: all-or-nothing, as every limit's next state is
+	 * stored only when all of them allow.
+	 */
+	private static Change decide(Snapshot current, List<LimitSpec> limits, long time, long cost, long maxDelayMicros) {
+		Fitted fitted = Fitted.of(current, limits, time);
+		LimitState[] states = fitted.states;
+		if (states.length == 1) {
+			Step step = states[0].acquire(limits.get(0), time, cost, maxDelayMicros);
+			return new Change(current.with(fitted, step.next(), time), step.decision());
 		}
-		long time = Math.max(now, this.lastNow);
-		if (limits == this.heldFor) {
-			return time <= this.straightUntilMicros;
+		Step[] steps = new Step[states.length];
+		List<Decision> decisions = new ArrayList<>(states.length);
+		boolean allowed = true;
+		for (int i = 0; i < states.length; i++) {
+			steps[i] = states[i].acquire(limits.get(i), time, cost, maxDelayMicros);
+			decisions.add(steps[i].decision());
+			allowed &= steps[i].decision().allowed();
 		}
-		return time <= this.heldUntilMicros - lifetimeMicros(limits);
+		LimitState[] next = new LimitState[states.length];
+		for (int i = 0; i < next.length; i++) {
+			next[i] = allowed ? steps[i].next() : steps[i].kept();
+		}
+		return new Change(current.with(next, fitted.parked, time, fitted.heldFor), Decision.combine(decisions));
+	}
+
+	private static Snapshot refund(Snapshot current, List<LimitSpec> limits, long time, long cost) {
+		Fitted fitted = Fitted.of(current, limits, time);
+		LimitState[] next = new LimitState[fitted.states.length];
+		for (int i = 0; i < next.length; i++) {
+			next[i] = fitted.states[i].refund(limits.get(i), time, cost);
+		}
+		return current.with(next, fitted.parked, time, fitted.heldFor);
+	}
+
+	private static Change peek(Snapshot current, List<LimitSpec> limits, long time) {
+		Fitted fitted = Fitted.of(current, limits, time);
+		LimitState[] next = new LimitState[fitted.states.length];
+		List<Decision> decisions = new ArrayList<>(next.length);
+		for (int i = 0; i < next.length; i++) {
+			Step step = fitted.states[i].peek(limits.get(i), time);
+			next[i] = step.kept();
+			decisions.add(step.decision());
+		}
+		Decision decision = (next.length == 1) ? decisions.get(0) : Decision.combine(decisions);
+		return new Change(current.with(next, fitted.parked, time, fitted.heldFor), decision);
 	}
 
 	/**
 	 * Holds the state long enough for any decision within the slack to stay inside the
 	 * hold, or retires it when it is as good as fresh.
 	 */
-	private void hold(List<LimitSpec> limits, long now) {
-		long time = Math.max(now, this.lastNow);
-		if (expiresAtMicros(limits) <= time) {
-			this.retired = true;
-			return;
+	private static Snapshot hold(Snapshot next, List<LimitSpec> limits, long time) {
+		long expiresAt = Long.MIN_VALUE;
+		for (LimitState state : next.states) {
+			expiresAt = Math.max(expiresAt, state.expiresAtMicros());
+		}
+		for (Parked p : next.parked) {
+			expiresAt = Math.max(expiresAt, p.state.expiresAtMicros());
+		}
+		if (expiresAt <= time) {
+			return next.retired();
 		}
 		long lifetime = lifetimeMicros(limits);
-		List<Parked> parked = this.parked;
-		if (parked != null) {
-			parked.removeIf((p) -> p.meter.expiresAtMicros() <= time);
+		List<Parked> parked = next.parked;
+		if (!parked.isEmpty()) {
+			parked = new ArrayList<>(parked);
+			parked.removeIf((p) -> p.state.expiresAtMicros() <= time);
 			for (Parked p : parked) {
-				lifetime = Math.max(lifetime, p.meter.expiresAtMicros() - time);
+				lifetime = Math.max(lifetime, p.state.expiresAtMicros() - time);
 			}
-			this.parked = parked.isEmpty() ? null : parked;
+			parked = List.copyOf(parked);
 		}
 		long slack = Math.min(lifetime, MAX_SLACK_MICROS);
-		this.heldUntilMicros = time + Math.min(lifetime + slack, MAX_HOLD_MICROS);
-		this.heldFor = limits;
-		this.straightUntilMicros = this.heldUntilMicros - lifetime;
-	}
-
-	private long expiresAtMicros(List<LimitSpec> limits) {
-		long expiresAt = Long.MIN_VALUE;
-		for (int i = 0; i < this.meters.length; i++) {
-			expiresAt = Math.max(expiresAt, this.meters[i].expiresAtMicros(limits.get(i)));
-		}
-		if (this.parked != null) {
-			for (Parked p : this.parked) {
-				expiresAt = Math.max(expiresAt, p.meter.expiresAtMicros());
-			}
-		}
-		return expiresAt;
+		long heldUntil = time + Math.min(lifetime + slack, MAX_HOLD_MICROS);
+		return new Snapshot(next.states, parked, next.lastNow, heldUntil, limits, heldUntil - lifetime, false);
 	}
 
 	private static long lifetimeMicros(List<LimitSpec> limits) {
 		long lifetime = 0;
 		for (int i = 0; i < limits.size(); i++) {
-			lifetime = Math.max(lifetime, Meter.lifetimeMicros(limits.get(i)));
+			lifetime = Math.max(lifetime, LimitState.lifetimeMicros(limits.get(i)));
 		}
 		return lifetime;
 	}
 
-	private Decision decide(List<LimitSpec> limits, long now, long cost, long maxDelayMicros) {
-		long time = advance(now);
-		if (limits == this.heldFor && this.first != null && limits.size() == 1) {
-			Decision decision = this.first.tryAcquire(limits.get(0), time, cost, maxDelayMicros, true);
-			this.rejecting = !decision.allowed();
-			return decision;
-		}
-		Meter[] meters = meters(limits);
-		Decision decision;
-		if (meters.length == 1) {
-			decision = meters[0].tryAcquire(limits.get(0), time, cost, maxDelayMicros, true);
-		}
-		else {
-			boolean allowed = true;
-			for (int i = 0; i < meters.length && allowed; i++) {
-				allowed = meters[i].tryAcquire(limits.get(i), time, cost, maxDelayMicros, false).allowed();
-			}
-			List<Decision> decisions = new ArrayList<>(meters.length);
-			for (int i = 0; i < meters.length; i++) {
-				decisions.add(meters[i].tryAcquire(limits.get(i), time, cost, maxDelayMicros, allowed));
-			}
-			decision = Decision.combine(decisions);
-		}
-		return decision;
-	}
+	/**
+	 * Everything a key holds, never changed once built.
+	 */
+	private static final class Snapshot {
 
-	private void refund(List<LimitSpec> limits, long now, long cost) {
-		long time = advance(now);
-		Meter[] meters = meters(limits);
-		for (int i = 0; i < meters.length; i++) {
-			meters[i].refund(limits.get(i), time, cost);
-		}
-	}
+		static final Snapshot EMPTY = new Snapshot(new LimitState[0], List.of(), Long.MIN_VALUE, Long.MIN_VALUE,
+				List.of(), Long.MIN_VALUE, false);
 
-	private Decision peek(List<LimitSpec> limits, long now) {
-		long time = advance(now);
-		Meter[] meters = meters(limits);
-		if (meters.length == 1) {
-			return meters[0].peek(limits.get(0), time);
-		}
-		List<Decision> decisions = new ArrayList<>(meters.length);
-		for (int i = 0; i < meters.length; i++) {
-			decisions.add(meters[i].peek(limits.get(i), time));
-		}
-		return Decision.combine(decisions);
-	}
+		/** The states of the limits, in their order; never written once built. */
+		final LimitState[] states;
 
-	private long advance(long now) {
-		if (now > this.lastNow) {
-			this.lastNow = now;
-		}
-		return this.lastNow;
-	}
+		/**
+		 * States of earlier limits at a position, kept until they are fresh again: a
+		 * limit whose algorithm, window or segments changed is a state of its own, as it
+		 * is a key of its own in Redis, and comes back if the limit changes back in its
+		 * lifetime. Almost always empty.
+		 */
+		final List<Parked> parked;
 
-	private Meter[] meters(List<LimitSpec> limits) {
-		if (limits == this.heldFor) {
-			// Fitted to these limits when the hold was taken, and not replaced since.
-			return this.meters;
-		}
-		Meter[] meters = this.meters;
-		if (meters.length != limits.size()) {
-			Meter[] resized = new Meter[limits.size()];
-			System.arraycopy(meters, 0, resized, 0, Math.min(meters.length, resized.length));
-			for (int i = resized.length; i < meters.length; i++) {
-				park(i, meters[i]);
-			}
-			this.meters = resized;
-			meters = resized;
-			this.heldFor = List.of();
-		}
-		for (int i = 0; i < meters.length; i++) {
-			LimitSpec spec = limits.get(i);
-			if (meters[i] == null || !meters[i].fits(spec)) {
-				Meter previous = meters[i];
-				meters[i] = unpark(i, spec);
-				if (previous != null) {
-					park(i, previous);
-				}
-				this.heldFor = List.of();
-			}
-		}
-		this.first = meters[0];
-		return meters;
-	}
+		/** The latest time seen, so the clock never goes backwards for this key. */
+		final long lastNow;
 
-	private void park(int index, Meter meter) {
-		if (meter.expiresAtMicros() <= this.lastNow) {
-			return;
-		}
-		List<Parked> parked = this.parked;
-		if (parked == null) {
-			parked = new ArrayList<>(2);
+		/** Until when the map holds this state; meaningful once the map has it. */
+		final long heldUntilMicros;
+
+		/**
+		 * The limits the hold was last taken for, the states fitted to them; compared by
+		 * identity: callers keep one immutable list per bucket.
+		 */
+		final List<LimitSpec> heldFor;
+
+		/**
+		 * The latest time at which a decision under {@link #heldFor} still fits in the
+		 * hold; saves working out their lifetime per decision.
+		 */
+		final long straightUntilMicros;
+
+		final boolean retired;
+
+		Snapshot(LimitState[] states, List<Parked> parked, long lastNow, long heldUntilMicros, List<LimitSpec> heldFor,
+				long straightUntilMicros, boolean retired) {
+			this.states = states;
 			this.parked = parked;
+			this.lastNow = lastNow;
+			this.heldUntilMicros = heldUntilMicros;
+			this.heldFor = heldFor;
+			this.straightUntilMicros = straightUntilMicros;
+			this.retired = retired;
 		}
-		parked.add(new Parked(index, meter));
+
+		/**
+		 * Whether an operation at {@code time} may run straight on this snapshot, without
+		 * the map.
+		 */
+		boolean straight(List<LimitSpec> limits, long time) {
+			if (this.retired) {
+				return false;
+			}
+			if (limits == this.heldFor) {
+				return time <= this.straightUntilMicros;
+			}
+			return time <= this.heldUntilMicros - lifetimeMicros(limits);
+		}
+
+		/** This snapshot with its one state replaced, at {@code time}. */
+		Snapshot with(LimitState state, long time) {
+			return new Snapshot(new LimitState[] { state }, this.parked, time, this.heldUntilMicros, this.heldFor,
+					this.straightUntilMicros, false);
+		}
+
+		/** This snapshot with one fitted state replaced, at {@code time}. */
+		Snapshot with(Fitted fitted, LimitState state, long time) {
+			if (fitted.states == this.states && state == this.states[0] && time == this.lastNow) {
+				return this;
+			}
+			return with(new LimitState[] { state }, fitted.parked, time, fitted.heldFor);
+		}
+
+		Snapshot with(LimitState[] states, List<Parked> parked, long time, List<LimitSpec> heldFor) {
+			return new Snapshot(states, parked, time, this.heldUntilMicros, heldFor, this.straightUntilMicros,
+					this.retired);
+		}
+
+		Snapshot retired() {
+			return new Snapshot(this.states, this.parked, this.lastNow, this.heldUntilMicros, this.heldFor,
+					this.straightUntilMicros, true);
+		}
+
 	}
 
-	private Meter unpark(int index, LimitSpec spec) {
-		List<Parked> parked = this.parked;
-		if (parked != null) {
+	/**
+	 * The states of a snapshot fitted to some limits: a state that does not fit its limit
+	 * is parked, and one parked for it earlier, or a fresh one, takes its place.
+	 */
+	private static final class Fitted {
+
+		final LimitState[] states;
+
+		final List<Parked> parked;
+
+		/** The snapshot's {@code heldFor}, or none once any state was replaced. */
+		final List<LimitSpec> heldFor;
+
+		private Fitted(LimitState[] states, List<Parked> parked, List<LimitSpec> heldFor) {
+			this.states = states;
+			this.parked = parked;
+			this.heldFor = heldFor;
+		}
+
+		static Fitted of(Snapshot snapshot, List<LimitSpec> limits, long time) {
+			LimitState[] states = snapshot.states;
+			if (limits == snapshot.heldFor) {
+				// Fitted to these limits when the hold was taken.
+				return new Fitted(states, snapshot.parked, snapshot.heldFor);
+			}
+			boolean fits = states.length == limits.size();
+			for (int i = 0; i < states.length && fits; i++) {
+				fits = states[i].fits(limits.get(i));
+			}
+			if (fits) {
+				return new Fitted(states, snapshot.parked, snapshot.heldFor);
+			}
+			List<Parked> parked = new ArrayList<>(snapshot.parked);
+			LimitState[] fitted = new LimitState[limits.size()];
+			for (int i = 0; i < fitted.length; i++) {
+				LimitSpec spec = limits.get(i);
+				LimitState previous = (i < states.length) ? states[i] : null;
+				if (previous != null && previous.fits(spec)) {
+					fitted[i] = previous;
+					continue;
+				}
+				fitted[i] = unpark(parked, i, spec);
+				if (previous != null) {
+					park(parked, i, previous, time);
+				}
+			}
+			for (int i = fitted.length; i < states.length; i++) {
+				park(parked, i, states[i], time);
+			}
+			return new Fitted(fitted, List.copyOf(parked), List.of());
+		}
+
+		private static void park(List<Parked> parked, int index, LimitState state, long time) {
+			if (state.expiresAtMicros() > time) {
+				parked.add(new Parked(index, state));
+			}
+		}
+
+		private static LimitState unpark(List<Parked> parked, int index, LimitSpec spec) {
 			for (int i = 0; i < parked.size(); i++) {
 				Parked p = parked.get(i);
-				if (p.index == index && p.meter.fits(spec)) {
+				if (p.index == index && p.state.fits(spec)) {
 					parked.remove(i);
-					return p.meter;
+					return p.state;
 				}
 			}
+			return LimitState.fresh(spec);
 		}
-		return Meter.create(spec);
+
 	}
 
 	/**
 	 * A state set aside at its position in the limits.
 	 */
-	private record Parked(int index, Meter meter) {
+	private record Parked(int index, LimitState state) {
+	}
+
+	/**
+	 * What an operation leaves: the next snapshot (the same one when nothing changed) and
+	 * its decision.
+	 */
+	private record Change(Snapshot next, Decision decision) {
 	}
 
 }

@@ -17,7 +17,8 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.ManualTimeSource;
-import io.github.ratelimit.algorithm.Meter;
+import io.github.ratelimit.algorithm.LimitState;
+import io.github.ratelimit.algorithm.Step;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStoreContractTests;
 
@@ -60,8 +61,8 @@ class InMemoryRateLimitStoreTests extends RateLimitStoreContractTests {
 					LimitSpec.builder().limit(5).window(Duration.ofMillis(1500)).algorithm(algorithm).burst(8).build());
 		}
 		for (LimitSpec spec : specs) {
-			Meter reference = Meter.create(spec);
-			long lifetime = Meter.lifetimeMicros(spec);
+			LimitState reference = LimitState.fresh(spec);
+			long lifetime = LimitState.lifetimeMicros(spec);
 			for (int step = 0; step < 3000; step++) {
 				long gap = switch (random.nextInt(10)) {
 					case 0 -> lifetime + random.nextInt(2_000_000);
@@ -73,10 +74,12 @@ class InMemoryRateLimitStoreTests extends RateLimitStoreContractTests {
 				long cost = 1 + random.nextInt(2);
 				if (random.nextInt(8) == 0) {
 					memory.refund("trace", spec.toString(), List.of(spec), cost);
-					reference.refund(spec, now, cost);
+					reference = reference.refund(spec, now, cost);
 					continue;
 				}
-				Decision expected = reference.tryAcquire(spec, now, cost, 500_000, true);
+				Step next = reference.acquire(spec, now, cost, 500_000);
+				reference = next.next();
+				Decision expected = next.decision();
 				Decision actual = memory.decide("trace", spec.toString(), List.of(spec), cost, 500_000);
 				assertThat(actual).as("%s at step %d", spec, step).hasToString(expected.toString());
 			}
