@@ -25,7 +25,7 @@ import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.RateLimiter;
 import io.github.ratelimit.TimeSource;
 import io.github.ratelimit.algorithm.LimitState;
-import io.github.ratelimit.algorithm.Step;
+import io.github.ratelimit.algorithm.Transition;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 /**
@@ -138,9 +138,10 @@ public class MemoryStoreBenchmark {
 				return (key) -> {
 					while (true) {
 						LimitState state = states.computeIfAbsent(key, (k) -> LimitState.fresh(spec));
-						Step step = state.acquire(spec, TimeSource.monotonic().nowMicros(), 1, Long.MAX_VALUE);
-						if (step.next() == state || states.replace(key, state, step.next())) {
-							return step.decision().allowed();
+						Transition transition = state.acquire(spec, TimeSource.monotonic().nowMicros(), 1,
+								Long.MAX_VALUE);
+						if (transition.next() == state || states.replace(key, state, transition.next())) {
+							return transition.decision().allowed();
 						}
 					}
 				};
@@ -176,7 +177,7 @@ public class MemoryStoreBenchmark {
 		private int next = (int) (Thread.currentThread().getId() % 1000) * 7919;
 
 		int next(int size) {
-			// A full-period step through [0, size) that defeats the prefetcher.
+			// A full-period transition through [0, size) that defeats the prefetcher.
 			this.next = Math.floorMod(this.next + 40_503, size);
 			return this.next;
 		}

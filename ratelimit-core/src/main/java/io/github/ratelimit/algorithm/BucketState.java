@@ -51,7 +51,7 @@ final class BucketState extends LimitState {
 	}
 
 	@Override
-	public Step acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
+	public Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
 		boolean shaping = this.algorithm == Algorithm.LEAKY_BUCKET;
 		long interval = spec.emissionIntervalNanos();
 		long capacity = spec.burst() * interval;
@@ -65,7 +65,7 @@ final class BucketState extends LimitState {
 			long after = backlog + cost * interval;
 			Decision allowed = Decision.allowed(spec, available - cost, nanosToMicrosCeil(after),
 					shaping ? resetNow : 0);
-			return new Step(allowed, new BucketState(this.algorithm, nowNanos + after), kept);
+			return new Transition(allowed, new BucketState(this.algorithm, nowNanos + after), kept);
 		}
 		long retryAfter = Decision.NEVER;
 		if (cost <= spec.burst()) {
@@ -76,7 +76,7 @@ final class BucketState extends LimitState {
 				retryAfter = Math.max(retryAfter, resetNow - maxDelayMicros);
 			}
 		}
-		return Step.rejected(Decision.rejected(spec, available, resetNow, retryAfter), kept);
+		return Transition.rejected(Decision.rejected(spec, available, resetNow, retryAfter), kept);
 	}
 
 	@Override

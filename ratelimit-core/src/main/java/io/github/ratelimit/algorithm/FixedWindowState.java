@@ -24,7 +24,7 @@ final class FixedWindowState extends LimitState {
 	}
 
 	@Override
-	public Step acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
+	public Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
 		long w = spec.windowMicros();
 		long index = Math.floorDiv(now, w);
 		long used = (index == this.window) ? this.count : 0;
@@ -33,11 +33,11 @@ final class FixedWindowState extends LimitState {
 		// limit.
 		if (cost <= spec.limit() - used) {
 			Decision allowed = Decision.allowed(spec, spec.limit() - used - cost, untilNextWindow, 0);
-			return new Step(allowed, new FixedWindowState(w, index, used + cost), this);
+			return new Transition(allowed, new FixedWindowState(w, index, used + cost), this);
 		}
 		long retryAfter = (cost > spec.limit()) ? Decision.NEVER : untilNextWindow;
-		return Step.rejected(Decision.rejected(spec, spec.limit() - used, (used > 0) ? untilNextWindow : 0, retryAfter),
-				this);
+		return Transition
+			.rejected(Decision.rejected(spec, spec.limit() - used, (used > 0) ? untilNextWindow : 0, retryAfter), this);
 	}
 
 	@Override

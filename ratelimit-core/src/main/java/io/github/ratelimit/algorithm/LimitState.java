@@ -12,9 +12,9 @@ import io.github.ratelimit.LimitSpec;
  * {@link #expiresAtMicros()}.
  * <p>
  * A request against several limits is all-or-nothing without any dry run: the store
- * computes every limit's {@link Step} on the current states, stores every
- * {@link Step#next() next} state when all are allowed, and every {@link Step#kept() kept}
- * state otherwise.
+ * computes every limit's {@link Transition} on the current states, stores every
+ * {@link Transition#next() next} state when all are allowed, and every
+ * {@link Transition#kept() kept} state otherwise.
  * <p>
  * Time is the store's clock in microseconds and must not go backwards for one state;
  * stores clamp it per key. Each algorithm has a twin in the Redis store's Lua scripts
@@ -62,7 +62,7 @@ public abstract sealed class LimitState
 	 * @return the decision, the state once the permits are taken, and the state if they
 	 * are not
 	 */
-	public abstract Step acquire(LimitSpec spec, long now, long cost, long maxDelayMicros);
+	public abstract Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros);
 
 	/**
 	 * Gives permits back; never above the limit. Leaky bucket ignores refunds.
@@ -78,17 +78,17 @@ public abstract sealed class LimitState
 	 * remaining as the permits available now.
 	 * @param spec the limit; one this state {@link #fits}
 	 * @param now the time in microseconds
-	 * @return the report, and the state to keep (its {@link Step#next()} and
-	 * {@link Step#kept()} are the same)
+	 * @return the report, and the state to keep (its {@link Transition#next()} and
+	 * {@link Transition#kept()} are the same)
 	 */
-	public final Step peek(LimitSpec spec, long now) {
-		Step probe = acquire(spec, now, 1, Long.MAX_VALUE);
+	public final Transition peek(LimitSpec spec, long now) {
+		Transition probe = acquire(spec, now, 1, Long.MAX_VALUE);
 		LimitState kept = probe.kept();
 		if (!probe.decision().allowed()) {
 			return probe;
 		}
 		Decision report = Decision.allowed(spec, kept.available(spec, now), kept.resetAfterMicros(spec, now), 0);
-		return new Step(report, kept, kept);
+		return new Transition(report, kept, kept);
 	}
 
 	/**

@@ -75,7 +75,7 @@ final class SlidingLogState extends LimitState {
 	}
 
 	@Override
-	public Step acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
+	public Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
 		SlidingLogState live = evict(now - spec.windowMicros());
 		long limit = spec.limit();
 		long size = live.size();
@@ -83,7 +83,7 @@ final class SlidingLogState extends LimitState {
 		// limit.
 		if (cost <= limit - size) {
 			Decision allowed = Decision.allowed(spec, limit - size - cost, spec.windowMicros(), 0);
-			return new Step(allowed, live.append(now, (int) cost), this);
+			return new Transition(allowed, live.append(now, (int) cost), this);
 		}
 		long retryAfter;
 		if (cost > limit) {
@@ -94,7 +94,8 @@ final class SlidingLogState extends LimitState {
 			long mustExpire = live.at((int) (size + cost - limit) - 1);
 			retryAfter = mustExpire + spec.windowMicros() - now;
 		}
-		return Step.rejected(Decision.rejected(spec, limit - size, live.resetAfterMicros(spec, now), retryAfter), this);
+		return Transition.rejected(Decision.rejected(spec, limit - size, live.resetAfterMicros(spec, now), retryAfter),
+				this);
 	}
 
 	@Override

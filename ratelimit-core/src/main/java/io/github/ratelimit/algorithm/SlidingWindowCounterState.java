@@ -39,7 +39,7 @@ final class SlidingWindowCounterState extends LimitState {
 	}
 
 	@Override
-	public Step acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
+	public Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
 		long s = spec.segmentMicros();
 		long segment = Math.floorDiv(now, s);
 		long sum = sumIn(segment);
@@ -51,7 +51,7 @@ final class SlidingWindowCounterState extends LimitState {
 			long[] counts = rolledCounts(segment);
 			counts[slot(segment)] += cost;
 			Decision allowed = Decision.allowed(spec, limit - sum - cost, (segment + n) * s - now, 0);
-			return new Step(allowed, new SlidingWindowCounterState(this.segmentMicros, counts,
+			return new Transition(allowed, new SlidingWindowCounterState(this.segmentMicros, counts,
 					Math.max(segment, this.newest), sum + cost), this);
 		}
 		long retryAfter = Decision.NEVER;
@@ -66,7 +66,7 @@ final class SlidingWindowCounterState extends LimitState {
 				}
 			}
 		}
-		return Step.rejected(Decision.rejected(spec, limit - sum, resetAfterMicros(spec, now), retryAfter), this);
+		return Transition.rejected(Decision.rejected(spec, limit - sum, resetAfterMicros(spec, now), retryAfter), this);
 	}
 
 	@Override

@@ -32,7 +32,7 @@ final class SlidingWindowState extends LimitState {
 	}
 
 	@Override
-	public Step acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
+	public Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
 		long w = spec.windowMicros();
 		long index = Math.floorDiv(now, w);
 		long current = currentIn(index);
@@ -47,11 +47,12 @@ final class SlidingWindowState extends LimitState {
 		if (free >= 0 && fitsUnder(previous, w - elapsed, free, w)) {
 			long remaining = limit - current - cost - ceilDiv2(previous, w - elapsed, w);
 			Decision allowed = Decision.allowed(spec, remaining, 2 * w - elapsed, 0);
-			return new Step(allowed, new SlidingWindowState(w, index, current + cost, previous), this);
+			return new Transition(allowed, new SlidingWindowState(w, index, current + cost, previous), this);
 		}
 		long remaining = limit - current - ceilDiv2(previous, w - elapsed, w);
 		if (cost > limit) {
-			return Step.rejected(Decision.rejected(spec, remaining, resetAfterMicros(spec, now), Decision.NEVER), this);
+			return Transition.rejected(Decision.rejected(spec, remaining, resetAfterMicros(spec, now), Decision.NEVER),
+					this);
 		}
 		long retryAfter;
 		long inThisWindow = (free >= 0) ? earliestElapsed(previous, free, w) : w;
@@ -62,7 +63,7 @@ final class SlidingWindowState extends LimitState {
 			// Next window: this window's count becomes the previous one, weighted down.
 			retryAfter = (w - elapsed) + earliestElapsed(current, limit - cost, w);
 		}
-		return Step.rejected(Decision.rejected(spec, remaining, resetAfterMicros(spec, now), retryAfter), this);
+		return Transition.rejected(Decision.rejected(spec, remaining, resetAfterMicros(spec, now), retryAfter), this);
 	}
 
 	@Override

@@ -54,12 +54,12 @@ class SlidingLogStateTests {
 					}
 				}
 				case 1 -> {
-					Step peek = state.peek(spec, now);
+					Transition peek = state.peek(spec, now);
 					assertThat(peek.decision()).as(as).hasToString(peek(model, spec, now).toString());
 					next = peek.next();
 				}
 				default -> {
-					Step taken = state.acquire(spec, now, cost, Long.MAX_VALUE);
+					Transition taken = state.acquire(spec, now, cost, Long.MAX_VALUE);
 					assertThat(taken.decision()).as(as).hasToString(decide(model, spec, now, cost).toString());
 					if (random.nextInt(4) == 0) {
 						// Another limit rejected the request: the state before stays.

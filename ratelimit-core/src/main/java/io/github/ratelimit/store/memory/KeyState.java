@@ -3,6 +3,7 @@ package io.github.ratelimit.store.memory;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -10,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.algorithm.LimitState;
-import io.github.ratelimit.algorithm.Step;
+import io.github.ratelimit.algorithm.Transition;
 
 /**
  * The states of one {@code (bucket, key)}, one per limit, in the order of the limits, and
@@ -74,12 +75,13 @@ final class KeyState {
 			if (!current.straight(limits, time)) {
 				return null;
 			}
-			if (limits == current.heldFor && current.states.length == 1) {
+			LimitState state = current.first;
+			if (limits == current.heldFor && state != null && current.others.length == 0) {
 				// The hot path: one limit, fitted when the hold was taken.
-				LimitState state = current.states[0];
-				Step step = state.acquire(limits.get(0), time, cost, maxDelayMicros);
-				if (step.next() == state || SNAPSHOT.compareAndSet(this, current, current.with(step.next(), time))) {
-					return step.decision();
+				Transition transition = state.acquire(limits.get(0), time, cost, maxDelayMicros);
+				if (transition.next() == state
+						|| SNAPSHOT.compareAndSet(this, current, current.with(transition.next(), time))) {
+					return transition.decision();
 				}
 				continue;
 			}
@@ -228,20 +230,20 @@ final class KeyState {
 		Fitted fitted = Fitted.of(current, limits, time);
 		LimitState[] states = fitted.states;
 		if (states.length == 1) {
-			Step step = states[0].acquire(limits.get(0), time, cost, maxDelayMicros);
-			return new Change(current.with(fitted, step.next(), time), step.decision());
+			Transition transition = states[0].acquire(limits.get(0), time, cost, maxDelayMicros);
+			return new Change(current.with(fitted, transition.next(), time), transition.decision());
 		}
-		Step[] steps = new Step[states.length];
+		Transition[] transitions = new Transition[states.length];
 		List<Decision> decisions = new ArrayList<>(states.length);
 		boolean allowed = true;
 		for (int i = 0; i < states.length; i++) {
-			steps[i] = states[i].acquire(limits.get(i), time, cost, maxDelayMicros);
-			decisions.add(steps[i].decision());
-			allowed &= steps[i].decision().allowed();
+			transitions[i] = states[i].acquire(limits.get(i), time, cost, maxDelayMicros);
+			decisions.add(transitions[i].decision());
+			allowed &= transitions[i].decision().allowed();
 		}
 		LimitState[] next = new LimitState[states.length];
 		for (int i = 0; i < next.length; i++) {
-			next[i] = allowed ? steps[i].next() : steps[i].kept();
+			next[i] = allowed ? transitions[i].next() : transitions[i].kept();
 		}
 		return new Change(current.with(next, fitted.parked, time, fitted.heldFor), Decision.combine(decisions));
 	}
@@ -260,9 +262,9 @@ final class KeyState {
 		LimitState[] next = new LimitState[fitted.states.length];
 		List<Decision> decisions = new ArrayList<>(next.length);
 		for (int i = 0; i < next.length; i++) {
-			Step step = fitted.states[i].peek(limits.get(i), time);
-			next[i] = step.kept();
-			decisions.add(step.decision());
+			Transition transition = fitted.states[i].peek(limits.get(i), time);
+			next[i] = transition.kept();
+			decisions.add(transition.decision());
 		}
 		Decision decision = (next.length == 1) ? decisions.get(0) : Decision.combine(decisions);
 		return new Change(current.with(next, fitted.parked, time, fitted.heldFor), decision);
@@ -274,7 +276,7 @@ final class KeyState {
 	 */
 	private static Snapshot hold(Snapshot next, List<LimitSpec> limits, long time) {
 		long expiresAt = Long.MIN_VALUE;
-		for (LimitState state : next.states) {
+		for (LimitState state : next.states()) {
 			expiresAt = Math.max(expiresAt, state.expiresAtMicros());
 		}
 		for (Parked p : next.parked) {
@@ -295,7 +297,7 @@ final class KeyState {
 		}
 		long slack = Math.min(lifetime, MAX_SLACK_MICROS);
 		long heldUntil = time + Math.min(lifetime + slack, MAX_HOLD_MICROS);
-		return new Snapshot(next.states, parked, next.lastNow, heldUntil, limits, heldUntil - lifetime, false);
+		return Snapshot.of(next.states(), parked, next.lastNow, heldUntil, limits, heldUntil - lifetime, false);
 	}
 
 	private static long lifetimeMicros(List<LimitSpec> limits) {
@@ -311,11 +313,19 @@ final class KeyState {
 	 */
 	private static final class Snapshot {
 
-		static final Snapshot EMPTY = new Snapshot(new LimitState[0], List.of(), Long.MIN_VALUE, Long.MIN_VALUE,
-				List.of(), Long.MIN_VALUE, false);
+		static final Snapshot EMPTY = of(new LimitState[0], List.of(), Long.MIN_VALUE, Long.MIN_VALUE, List.of(),
+				Long.MIN_VALUE, false);
 
-		/** The states of the limits, in their order; never written once built. */
-		final LimitState[] states;
+		private static final LimitState[] NONE = new LimitState[0];
+
+		/**
+		 * The state of the first limit; {@code null} while there is none. Apart from
+		 * {@link #others} so that a decision on one limit stores no array.
+		 */
+		final @Nullable LimitState first;
+
+		/** The states of the other limits, in their order; never written once built. */
+		final LimitState[] others;
 
 		/**
 		 * States of earlier limits at a position, kept until they are fresh again: a
@@ -345,15 +355,35 @@ final class KeyState {
 
 		final boolean retired;
 
-		Snapshot(LimitState[] states, List<Parked> parked, long lastNow, long heldUntilMicros, List<LimitSpec> heldFor,
-				long straightUntilMicros, boolean retired) {
-			this.states = states;
+		private Snapshot(@Nullable LimitState first, LimitState[] others, List<Parked> parked, long lastNow,
+				long heldUntilMicros, List<LimitSpec> heldFor, long straightUntilMicros, boolean retired) {
+			this.first = first;
+			this.others = others;
 			this.parked = parked;
 			this.lastNow = lastNow;
 			this.heldUntilMicros = heldUntilMicros;
 			this.heldFor = heldFor;
 			this.straightUntilMicros = straightUntilMicros;
 			this.retired = retired;
+		}
+
+		static Snapshot of(LimitState[] states, List<Parked> parked, long lastNow, long heldUntilMicros,
+				List<LimitSpec> heldFor, long straightUntilMicros, boolean retired) {
+			LimitState first = (states.length > 0) ? states[0] : null;
+			LimitState[] others = (states.length > 1) ? Arrays.copyOfRange(states, 1, states.length) : NONE;
+			return new Snapshot(first, others, parked, lastNow, heldUntilMicros, heldFor, straightUntilMicros, retired);
+		}
+
+		/** The states of the limits, in their order: a new array. */
+		LimitState[] states() {
+			LimitState first = this.first;
+			if (first == null) {
+				return NONE;
+			}
+			LimitState[] states = new LimitState[1 + this.others.length];
+			states[0] = first;
+			System.arraycopy(this.others, 0, states, 1, this.others.length);
+			return states;
 		}
 
 		/**
@@ -372,25 +402,24 @@ final class KeyState {
 
 		/** This snapshot with its one state replaced, at {@code time}. */
 		Snapshot with(LimitState state, long time) {
-			return new Snapshot(new LimitState[] { state }, this.parked, time, this.heldUntilMicros, this.heldFor,
+			return new Snapshot(state, NONE, this.parked, time, this.heldUntilMicros, this.heldFor,
 					this.straightUntilMicros, false);
 		}
 
 		/** This snapshot with one fitted state replaced, at {@code time}. */
 		Snapshot with(Fitted fitted, LimitState state, long time) {
-			if (fitted.states == this.states && state == this.states[0] && time == this.lastNow) {
+			if (!fitted.refitted && state == this.first && time == this.lastNow) {
 				return this;
 			}
 			return with(new LimitState[] { state }, fitted.parked, time, fitted.heldFor);
 		}
 
 		Snapshot with(LimitState[] states, List<Parked> parked, long time, List<LimitSpec> heldFor) {
-			return new Snapshot(states, parked, time, this.heldUntilMicros, heldFor, this.straightUntilMicros,
-					this.retired);
+			return of(states, parked, time, this.heldUntilMicros, heldFor, this.straightUntilMicros, this.retired);
 		}
 
 		Snapshot retired() {
-			return new Snapshot(this.states, this.parked, this.lastNow, this.heldUntilMicros, this.heldFor,
+			return new Snapshot(this.first, this.others, this.parked, this.lastNow, this.heldUntilMicros, this.heldFor,
 					this.straightUntilMicros, true);
 		}
 
@@ -409,24 +438,28 @@ final class KeyState {
 		/** The snapshot's {@code heldFor}, or none once any state was replaced. */
 		final List<LimitSpec> heldFor;
 
-		private Fitted(LimitState[] states, List<Parked> parked, List<LimitSpec> heldFor) {
+		/** Whether any state was replaced. */
+		final boolean refitted;
+
+		private Fitted(LimitState[] states, List<Parked> parked, List<LimitSpec> heldFor, boolean refitted) {
 			this.states = states;
 			this.parked = parked;
 			this.heldFor = heldFor;
+			this.refitted = refitted;
 		}
 
 		static Fitted of(Snapshot snapshot, List<LimitSpec> limits, long time) {
-			LimitState[] states = snapshot.states;
+			LimitState[] states = snapshot.states();
 			if (limits == snapshot.heldFor) {
 				// Fitted to these limits when the hold was taken.
-				return new Fitted(states, snapshot.parked, snapshot.heldFor);
+				return new Fitted(states, snapshot.parked, snapshot.heldFor, false);
 			}
 			boolean fits = states.length == limits.size();
 			for (int i = 0; i < states.length && fits; i++) {
 				fits = states[i].fits(limits.get(i));
 			}
 			if (fits) {
-				return new Fitted(states, snapshot.parked, snapshot.heldFor);
+				return new Fitted(states, snapshot.parked, snapshot.heldFor, false);
 			}
 			List<Parked> parked = new ArrayList<>(snapshot.parked);
 			LimitState[] fitted = new LimitState[limits.size()];
@@ -445,7 +478,7 @@ final class KeyState {
 			for (int i = fitted.length; i < states.length; i++) {
 				park(parked, i, states[i], time);
 			}
-			return new Fitted(fitted, List.copyOf(parked), List.of());
+			return new Fitted(fitted, List.copyOf(parked), List.of(), true);
 		}
 
 		private static void park(List<Parked> parked, int index, LimitState state, long time) {

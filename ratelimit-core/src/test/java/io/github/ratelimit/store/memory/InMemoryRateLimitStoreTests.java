@@ -18,7 +18,7 @@ import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.ManualTimeSource;
 import io.github.ratelimit.algorithm.LimitState;
-import io.github.ratelimit.algorithm.Step;
+import io.github.ratelimit.algorithm.Transition;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStoreContractTests;
 
@@ -77,7 +77,7 @@ class InMemoryRateLimitStoreTests extends RateLimitStoreContractTests {
 					reference = reference.refund(spec, now, cost);
 					continue;
 				}
-				Step next = reference.acquire(spec, now, cost, 500_000);
+				Transition next = reference.acquire(spec, now, cost, 500_000);
 				reference = next.next();
 				Decision expected = next.decision();
 				Decision actual = memory.decide("trace", spec.toString(), List.of(spec), cost, 500_000);

@@ -13,10 +13,10 @@ import io.github.ratelimit.Decision;
  * rejects it): the state before, tidied for the time of the request, or that state itself
  * @author ratelimit-spring-boot-starter authors
  */
-public record Step(Decision decision, LimitState next, LimitState kept) {
+public record Transition(Decision decision, LimitState next, LimitState kept) {
 
-	static Step rejected(Decision decision, LimitState kept) {
-		return new Step(decision, kept, kept);
+	static Transition rejected(Decision decision, LimitState kept) {
+		return new Transition(decision, kept, kept);
 	}
 
 }
