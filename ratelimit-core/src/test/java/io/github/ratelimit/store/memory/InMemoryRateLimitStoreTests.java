@@ -126,6 +126,48 @@ class InMemoryRateLimitStoreTests extends RateLimitStoreContractTests {
 	}
 
 	@Test
+	void concurrentDecisionsOnSeveralLimitsTakeAllOrNothing() throws Exception {
+		// Threads race to store their snapshot; the losers decide again on the winner's.
+		// A sliding log next to a fixed window that rejects first: no rejected request
+		// may leave an entry in the log, whichever states were dropped on the way.
+		LimitSpec log = LimitSpec.of(1000, Duration.ofMinutes(1), Algorithm.SLIDING_LOG);
+		LimitSpec fixed = LimitSpec.of(700, Duration.ofMinutes(10), Algorithm.FIXED_WINDOW);
+		List<LimitSpec> limits = List.of(log, fixed);
+		long windowStart = (START / 600_000_000L + 2) * 600_000_000L;
+		this.time.setMicros(windowStart);
+		AtomicLong allowed = new AtomicLong();
+		AtomicBoolean running = new AtomicBoolean(true);
+		ExecutorService threads = Executors.newFixedThreadPool(4);
+		List<Future<?>> deciders = new ArrayList<>();
+		for (int t = 0; t < 3; t++) {
+			deciders.add(threads.submit(() -> {
+				for (int i = 0; i < 400; i++) {
+					if (this.store.decide("both", "hot", limits, 1 + (i % 2)).allowed()) {
+						allowed.addAndGet(1 + (i % 2));
+					}
+				}
+			}));
+		}
+		Future<?> clock = threads.submit(() -> {
+			// New times keep the log appending to its shared buffer, within one window.
+			while (running.get() && this.time.nowMicros() < windowStart + 50_000_000L) {
+				this.time.advanceMicros(7);
+				Thread.onSpinWait();
+			}
+		});
+		for (Future<?> decider : deciders) {
+			decider.get(30, TimeUnit.SECONDS);
+		}
+		running.set(false);
+		clock.get(30, TimeUnit.SECONDS);
+		threads.shutdown();
+		assertThat(allowed.get()).isBetween(699L, 700L);
+		Decision both = this.store.peek("both", "hot", limits);
+		assertThat(both.limits()).extracting(Decision::remaining)
+			.containsExactly(1000 - allowed.get(), 700 - allowed.get());
+	}
+
+	@Test
 	void rejectedRequestsOnUnknownKeysLeaveNothingBehind() {
 		InMemoryRateLimitStore memory = (InMemoryRateLimitStore) this.store;
 		for (int i = 0; i < 1000; i++) {
