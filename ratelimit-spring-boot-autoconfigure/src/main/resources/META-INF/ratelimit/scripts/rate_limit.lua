@@ -70,7 +70,9 @@ local floor, max, min = math.floor, math.max, math.min
 -- Decide and peek reply 4 values per limit (sized for one limit here: growing a table costs).
 local reply = (op == 'd' or op == 'p') and { 0, 0, 0, 0 } or {}
 -- One limit decides and commits in one pass (a rejection changes nothing); several are all checked in
--- a first pass, and committed in a second only if all allow.
+-- a first pass, and committed in a second only if all allow. (The Java twins return each limit's next
+-- state, which the in-memory store keeps only if all allow; a script cannot hold a state without
+-- writing it, so it decides twice.)
 local commit = op == 'd' and count == 1
 for _ = 1, 2 do
   local all_allowed = true

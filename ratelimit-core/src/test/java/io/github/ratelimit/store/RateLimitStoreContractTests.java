@@ -30,7 +30,7 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.ManualTimeSource;
-import io.github.ratelimit.algorithm.Meter;
+import io.github.ratelimit.algorithm.LimitState;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -709,7 +709,7 @@ public abstract class RateLimitStoreContractTests {
 	 * {@code used} permits at the start of a window under {@code before}.
 	 */
 	private static long expectedRemaining(LimitSpec before, LimitSpec after, long used, long elapsed) {
-		if (!Meter.sameShape(before, after)) {
+		if (!LimitState.sameShape(before, after)) {
 			return after.capacity();
 		}
 		if (!after.algorithm().usesBurst()) {
