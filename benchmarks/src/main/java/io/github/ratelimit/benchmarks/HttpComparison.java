@@ -38,7 +38,7 @@ final class HttpComparison {
 			apps.put("redis", URI.create(redis));
 		}
 		for (URI url : apps.values()) {
-			awaitReady(url, Duration.ofMinutes(3));
+			awaitReady(url, 0, Duration.ofMinutes(3));
 		}
 		Duration trial = options.duration("trial", Duration.ofSeconds(3));
 		Duration warmup = options.duration("warmup", Duration.ofSeconds(10));
@@ -92,11 +92,15 @@ final class HttpComparison {
 		return result;
 	}
 
-	static void awaitReady(URI url, Duration timeout) throws InterruptedException, IOException {
+	/**
+	 * Waits until {@code url} answers 200 to requests with an
+	 * {@value HttpLoad#KEY_HEADER} header cycling over {@code keys} values (none if 0).
+	 */
+	static void awaitReady(URI url, int keys, Duration timeout) throws InterruptedException, IOException {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		String last = "";
 		while (System.nanoTime() < deadline) {
-			HttpLoad.Result probe = HttpLoad.run(url, 1, Duration.ofMillis(200));
+			HttpLoad.Result probe = HttpLoad.run(url, 1, keys, Duration.ofMillis(200));
 			if (probe.errors() == 0 && probe.latenciesMicros().length > 0) {
 				return;
 			}

@@ -39,7 +39,7 @@ final class MemoryComparison {
 
 	static void main(Options options) throws Exception {
 		boolean quick = options.quick();
-		int rounds = options.intValue("rounds", quick ? 5 : 7);
+		int rounds = options.intValue("rounds", quick ? 4 : 6);
 		List<String> impls = List.of(options.value("impls", "ours,bucket4j,resilience4j").split(","));
 		MachineLoad load = MachineLoad.of(options);
 		List<Measurement> measurements = new ArrayList<>();
@@ -77,7 +77,7 @@ final class MemoryComparison {
 			.threads(threads)
 			.forks(1)
 			.jvmArgsAppend("-Xms1g", "-Xmx1g")
-			.warmupIterations(quick ? 3 : 5)
+			.warmupIterations(quick ? 2 : 3)
 			.warmupTime(TimeValue.milliseconds(quick ? 300 : 500))
 			.measurementIterations(quick ? 3 : 5)
 			.measurementTime(TimeValue.milliseconds(quick ? 300 : 500))

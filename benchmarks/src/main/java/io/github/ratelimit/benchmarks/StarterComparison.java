@@ -41,7 +41,7 @@ final class StarterComparison {
 		apps.put(PEER, URI.create(options.required("bucket4j-starter")));
 		apps.put("unlimited", URI.create(options.required("unlimited")));
 		for (Map.Entry<String, URI> app : apps.entrySet()) {
-			HttpComparison.awaitReady(app.getValue(), Duration.ofMinutes(3));
+			HttpComparison.awaitReady(app.getValue(), 1, Duration.ofMinutes(3));
 			if (!app.getKey().equals("unlimited")) {
 				checkLimits(app.getKey(), app.getValue().resolve("/api/small"));
 			}
