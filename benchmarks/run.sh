@@ -111,12 +111,12 @@ bench() {
 
 # Sets the variable named $1 to the port of a new redis-server logging to $results/$2.log.
 start_redis() {
-  local port
-  free_port port
-  redis-server --port "$port" --bind 127.0.0.1 --save '' --appendonly no --logfile "$PWD/$results/$2.log" &
+  local redis_server_port
+  free_port redis_server_port
+  redis-server --port "$redis_server_port" --bind 127.0.0.1 --save '' --appendonly no --logfile "$PWD/$results/$2.log" &
   pids+=($!)
-  await_listen $! "$port" "$results/$2.log"
-  printf -v "$1" '%s' "$port"
+  await_listen $! "$redis_server_port" "$results/$2.log"
+  printf -v "$1" '%s' "$redis_server_port"
 }
 
 start_redis redis_port redis
