@@ -16,8 +16,8 @@
 # then `P99_ADDED_MS <comparison>-<variant>[-<peer>] <ms>` (p99 latency a limiter adds over the
 # unlimited app) and `BYTES` for Redis memory per key.
 #
-# Takes about 30 minutes on 2 cores; --quick about 12 minutes (shorter trials, fewer rounds;
-# two quick runs on a quiet machine agree within 15% on every headline ratio).
+# Takes about 30 minutes on 2 cores; --quick about 12 minutes (shorter trials, fewer rounds; aimed
+# at two quick runs on a quiet machine agreeing within 15% on every headline ratio).
 #
 #   --busy-cores=C   other processes' CPU (cores) above which a round counts as busy
 set -euo pipefail
