@@ -81,9 +81,9 @@ final class MemoryComparison {
 			// the
 			// peers' tryConsume: too short a warm-up measures the JIT compiler, not the
 			// limiter.
-			.warmupIterations(5)
-			.warmupTime(TimeValue.milliseconds(quick ? 400 : 1000))
-			.measurementIterations(quick ? 3 : 5)
+			.warmupIterations(quick ? 5 : 4)
+			.warmupTime(TimeValue.milliseconds(quick ? 400 : 750))
+			.measurementIterations(quick ? 3 : 4)
 			.measurementTime(TimeValue.milliseconds(quick ? 300 : 500))
 			.timeUnit(TimeUnit.SECONDS)
 			.verbosity(VerboseMode.SILENT)
