@@ -222,7 +222,13 @@ final class Report {
 		}
 		List<Measurement> load = new ArrayList<>();
 		for (Measurement m : this.measurements) {
-			if (m.impl().equals("machine") && m.metric().equals("other-cpu")) {
+			// One row per phase: comparisons measured in the same rounds (the memory
+			// ones,
+			// the two HTTP overheads) share their load figures.
+			if (m.impl().equals("machine") && m.metric().equals("other-cpu")
+					&& load.stream()
+						.noneMatch((l) -> l.variant().equals(m.variant())
+								&& l.toCsv().endsWith(m.toCsv().substring(m.toCsv().indexOf(",other-cpu,"))))) {
 				load.add(m);
 			}
 		}
