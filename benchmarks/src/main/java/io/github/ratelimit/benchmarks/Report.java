@@ -226,9 +226,7 @@ final class Report {
 			// ones,
 			// the two HTTP overheads) share their load figures.
 			if (m.impl().equals("machine") && m.metric().equals("other-cpu")
-					&& load.stream()
-						.noneMatch((l) -> l.variant().equals(m.variant())
-								&& l.toCsv().endsWith(m.toCsv().substring(m.toCsv().indexOf(",other-cpu,"))))) {
+					&& load.stream().noneMatch((l) -> sameRounds(l, m))) {
 				load.add(m);
 			}
 		}
@@ -263,6 +261,10 @@ final class Report {
 		}
 		md.append("\n## Raw\n\nEvery figure of this run: `latest.csv` beside this file.\n");
 		return md.toString();
+	}
+
+	private static boolean sameRounds(Measurement a, Measurement b) {
+		return a.variant().equals(b.variant()) && a.median() == b.median() && a.min() == b.min() && a.max() == b.max();
 	}
 
 	private static String valueText(Ratios.Ratio ratio) {
