@@ -4,31 +4,46 @@
 #   benchmarks/run.sh [--quick]
 #
 # Needs: Java 17+, redis-server on the PATH, and the build (`mvn -DskipTests install` or
-# `mvn -DskipTests package`; this script builds what is missing). Starts its own redis-server
-# and sample apps on free ports and stops them when it ends, however it ends.
-# Prints one `RATIO <comparison> <ours/theirs>` line per comparison (higher is better),
-# `P99_ADDED_MS <comparison>-c<connections>` (ms of p99 latency limiting adds) and `BYTES` for Redis memory per key.
-# --quick: short trials, under 5 minutes; figures are noisier.
+# `mvn -DskipTests package`; this script builds what is missing). Starts its own redis-server,
+# the sample apps and benchmarks/http-app on free ports and stops them when it ends, however it ends.
+#
+# Every comparison runs in paired rounds, one trial per side, the order alternating (A B, B A, ...).
+# Prints per comparison (higher is better):
+#   RATIO <comparison> <median of the per-round ratios ours/theirs> range <min>-<max> pairs <n> other-cpu <cores>
+# or, when processes outside the benchmark kept more than --busy-cores (default 0.2) busy in at
+# least half the rounds of a variant, a line that is not a result:
+#   RATIO <comparison> <value> INVALID busy (...) range <min>-<max> pairs <n> other-cpu <cores>
+# then `P99_ADDED_MS <comparison>-<variant>[-<peer>] <ms>` (p99 latency a limiter adds over the
+# unlimited app) and `BYTES` for Redis memory per key.
+#
+# Takes about 30 minutes on 2 cores; --quick about 12 minutes (shorter trials, fewer rounds; aimed
+# at two quick runs on a quiet machine agreeing within 15% on every headline ratio).
+#
+#   --busy-cores=C   other processes' CPU (cores) above which a round counts as busy
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 quick=false
-case "${1:-}" in
-  --quick) quick=true ;;
-  "") ;;
-  *) echo "Usage: benchmarks/run.sh [--quick]" >&2; exit 2 ;;
-esac
+busy_cores=0.2
+for arg in "$@"; do
+  case "$arg" in
+    --quick) quick=true ;;
+    --busy-cores=*) busy_cores=${arg#--busy-cores=} ;;
+    *) echo "Usage: benchmarks/run.sh [--quick] [--busy-cores=C]" >&2; exit 2 ;;
+  esac
+done
 
 results=benchmarks/results
 csv=$results/latest.csv
 app_jar=sample-app/target/sample-app-0.1.0-SNAPSHOT.jar
+http_app_jar=benchmarks/http-app/target/benchmarks-http-app-0.1.0-SNAPSHOT.jar
 mkdir -p "$results"
 rm -f "$csv" "$results"/*.log "$results"/jmh.log.*
 
 command -v redis-server >/dev/null || { echo "redis-server is not on the PATH (Debian: apt-get install redis-server)" >&2; exit 1; }
-if [[ ! -f benchmarks/target/classpath.txt || ! -d benchmarks/target/classes || ! -f "$app_jar" ]]; then
-  echo "Building the benchmarks and the sample app (mvn -DskipTests package)..."
-  mvn -q -DskipTests -pl benchmarks,sample-app -am package
+if [[ ! -f benchmarks/target/classpath.txt || ! -d benchmarks/target/classes || ! -f "$app_jar" || ! -f "$http_app_jar" ]]; then
+  echo "Building the benchmarks and the apps (mvn -DskipTests package)..."
+  mvn -q -DskipTests -pl benchmarks,sample-app,benchmarks/http-app -am package
 fi
 cp="benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)"
 
@@ -79,26 +94,36 @@ await_listen() {
   exit 1
 }
 
+# --trials: rounds (pairs); a ratio is the median of the rounds' ratios.
 if $quick; then
-  redis_trials=(--trial=1s --trials=3 --warmup=2s --count=1s)
-  http_trials=(--trial=1s --trials=3 --warmup=10s)
+  redis_trials=(--trial=1s --trials=7 --warmup=2s --count=1s)
+  http_trials=(--trial=1s --trials=7 --warmup=10s)
 else
-  redis_trials=(--trial=3s --trials=7 --warmup=5s --count=3s)
-  http_trials=(--trial=3s --trials=7 --warmup=10s)
+  redis_trials=(--trial=2s --trials=11 --warmup=5s --count=2s)
+  http_trials=(--trial=2s --trials=11 --warmup=15s)
 fi
 
+# --own-root: this script's process tree (the benchmark JVMs, JMH's forks, redis-server, the apps)
+# is the benchmark's own; CPU used by any other process counts as machine load.
 bench() {
-  java -Xms1g -Xmx1g -cp "$cp" io.github.ratelimit.benchmarks.Main "$@" --quick=$quick --csv="$csv"
+  java -Xms1g -Xmx1g -cp "$cp" io.github.ratelimit.benchmarks.Main "$@" --quick=$quick --csv="$csv" --own-root=$$
 }
 
-free_port redis_port
-redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --logfile "$PWD/$results/redis.log" &
-pids+=($!)
-await_listen $! "$redis_port" "$results/redis.log"
+# Sets the variable named $1 to the port of a new redis-server logging to $results/$2.log.
+start_redis() {
+  local redis_server_port
+  free_port redis_server_port
+  redis-server --port "$redis_server_port" --bind 127.0.0.1 --save '' --appendonly no --logfile "$PWD/$results/$2.log" &
+  pids+=($!)
+  await_listen $! "$redis_server_port" "$results/$2.log"
+  printf -v "$1" '%s' "$redis_server_port"
+}
+
+start_redis redis_port redis
 redis_version=$(redis-server --version | sed -E 's/.* v=([^ ]+).*malloc=([^ ]+).*/\1 (\2)/')
 
-echo "== in-memory store vs Bucket4j local and Resilience4j (JMH; log in $results/jmh.log.t*)"
-bench memory --jmh-log="$results/jmh.log"
+echo "== in-memory store vs Bucket4j local and Resilience4j (JMH, alternating single-fork runs)"
+bench memory
 
 echo "== Redis store vs plain Lettuce EVALSHA and Bucket4j Lettuce (Redis $redis_version on port $redis_port)"
 bench redis --redis-port="$redis_port" "${redis_trials[@]}"
@@ -113,6 +138,14 @@ echo "== HTTP: sample app limited vs unlimited"
 app_args=(--server.tomcat.max-keep-alive-requests=-1 --logging.level.root=WARN
   --ratelimit.buckets.api.limit=1000000000 --ratelimit.buckets.api.window=1h --ratelimit.redis.timeout=1s)
 app_pids=()
+# Stops the apps started so far, so that the next phase has the machine to itself.
+stop_apps() {
+  for pid in "${app_pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
+  app_pids=()
+}
 start_app() {
   local port=$1 name=$2
   shift 2
@@ -131,8 +164,32 @@ bench http "${http_trials[@]}" \
   --unlimited="http://127.0.0.1:$unlimited_port/api/greeting" \
   --limited-memory="http://127.0.0.1:$memory_port/api/greeting" \
   --limited-redis="http://127.0.0.1:$redis_app_port/api/greeting"
+stop_apps
+
+echo "== HTTP: our starter vs bucket4j-spring-boot-starter (benchmarks/http-app, per X-Api-Key, Redis)"
+# Each app on its own redis-server, as a user would run it; the limiters' keys never meet.
+start_http_app() {
+  local port=$1 name=$2 redis=$3
+  java -Xms512m -Xmx512m -jar "$http_app_jar" --server.port="$port" --spring.profiles.active="$name" \
+    --spring.data.redis.port="$redis" >"$results/http-app-$name.log" 2>&1 &
+  pids+=($!)
+  app_pids+=($!)
+}
+start_redis ours_redis_port redis-ours
+start_redis starter_redis_port redis-bucket4j
+free_port ours_port; start_http_app "$ours_port" ours "$ours_redis_port"
+free_port starter_port; start_http_app "$starter_port" bucket4j "$starter_redis_port"
+free_port plain_port; start_http_app "$plain_port" unlimited "$redis_port"
+await_listen "${app_pids[0]}" "$ours_port" "$results/http-app-ours.log"
+await_listen "${app_pids[1]}" "$starter_port" "$results/http-app-bucket4j.log"
+await_listen "${app_pids[2]}" "$plain_port" "$results/http-app-unlimited.log"
+bench http-starter "${http_trials[@]}" \
+  --ours="http://127.0.0.1:$ours_port/api/hello" \
+  --bucket4j-starter="http://127.0.0.1:$starter_port/api/hello" \
+  --unlimited="http://127.0.0.1:$plain_port/api/hello"
+stop_apps
 
 echo "== Pictures and report"
 bench pictures --svg=docs/algorithms.svg
-bench report --redis-version="$redis_version" --svg=docs/throughput.svg
+bench report --redis-version="$redis_version" --svg=docs/throughput.svg --busy-cores="$busy_cores"
 echo "Wrote $results/latest.md, $csv, docs/algorithms.svg, docs/throughput.svg"

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.ManualWaiter;
-import io.github.ratelimit.algorithm.Meter;
+import io.github.ratelimit.algorithm.LimitState;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
@@ -35,7 +35,7 @@ class ArchitectureTests {
 	@Test
 	void onlyMainClassesAreImported() {
 		assertThat(classes.contain(RateLimiter.class)).isTrue();
-		assertThat(classes.contain(Meter.class)).isTrue();
+		assertThat(classes.contain(LimitState.class)).isTrue();
 		assertThat(classes.contain(RateLimitStore.class)).isTrue();
 		assertThat(classes.contain(InMemoryRateLimitStore.class)).isTrue();
 		assertThat(classes.contain(Acquirer.class)).isTrue();
@@ -64,7 +64,7 @@ class ArchitectureTests {
 			.resideInAPackage("io.github.ratelimit.store..")
 			.allowEmptyShould(false);
 		rule.check(classes);
-		assertThat(dependsOn(Meter.class, Decision.class.getName()))
+		assertThat(dependsOn(LimitState.class, Decision.class.getName()))
 			.as("the algorithms' dependencies are seen (on Decision)")
 			.isTrue();
 	}

@@ -45,6 +45,15 @@ public final class ManualTimeSource implements TimeSource {
 	}
 
 	/**
+	 * Sets the clock back (or forward) to {@code startMicros}: for one clock shared by
+	 * tests that each start at the same time, on keys of their own.
+	 * @param startMicros the new time in microseconds since the epoch
+	 */
+	public void restart(long startMicros) {
+		this.micros.set(startMicros);
+	}
+
+	/**
 	 * Moves the clock forward to {@code micros}.
 	 * @param micros the new time
 	 */

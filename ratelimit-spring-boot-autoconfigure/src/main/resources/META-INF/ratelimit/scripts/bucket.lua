@@ -1,4 +1,4 @@
--- bucket.lua: token bucket, GCRA and leaky bucket, one meter over one number.
+-- bucket.lua: token bucket, GCRA and leaky bucket, one function over one number.
 -- KEYS      key: string, the time in ns the bucket is full again, as "<µs><3 digits of ns>"; expires then.
 -- ARGV      ARGV[arg + 1] burst, ARGV[arg + 2] emission interval in ns.
 -- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost,
@@ -8,9 +8,9 @@
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
 --           With commit the permits are taken when allowed; a rejection writes nothing (a bucket
 --           whose backlog exceeds a lowered capacity stores the cut backlog). Refund and reset set nothing.
--- Mirrors   io.github.ratelimit.algorithm.BucketMeter.java
+-- Mirrors   io.github.ratelimit.algorithm.BucketState.java
 
--- Token bucket, GCRA and leaky bucket are one meter, kept in one integer: the time,
+-- Token bucket, GCRA and leaky bucket are one function over one integer: the time,
 -- in ns, at which the bucket is full again (GCRA's theoretical arrival time; for the leaky bucket,
 -- when its queue has drained). Tokens at t are (burst * interval - (full_at - t)) / interval, the
 -- credit the in-memory token bucket keeps. Shaping (leaky bucket) differs only in making the caller

@@ -92,7 +92,9 @@ for _ = 1, requests do
     request_arg = request_arg + 2
   end
   -- One limit decides and commits in one pass (a rejection changes nothing); several are all checked in
-  -- a first pass, and committed in a second only if all allow.
+  -- a first pass, and committed in a second only if all allow. (The Java twins return each limit's next
+  -- state, which the in-memory store keeps only if all allow; a script cannot hold a state without
+  -- writing it, so it decides twice.)
   local commit = op == 'd' and count == 1
   for _ = 1, 2 do
     local all_allowed = true

@@ -7,7 +7,7 @@
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
 --           With commit the permits are taken when allowed; a rejection writes nothing (a bucket
 --           whose backlog exceeds a lowered capacity stores the cut backlog). Refund and reset set nothing.
--- Mirrors   io.github.ratelimit.algorithm.SlidingLogMeter.java
+-- Mirrors   io.github.ratelimit.algorithm.SlidingLogState.java
 
 local limit, window = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
 if op == 'x' then

@@ -7,7 +7,7 @@
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
 --           With commit the permits are taken when allowed; a rejection writes nothing (a bucket
 --           whose backlog exceeds a lowered capacity stores the cut backlog). Refund and reset set nothing.
--- Mirrors   io.github.ratelimit.algorithm.SlidingWindowMeter.java
+-- Mirrors   io.github.ratelimit.algorithm.SlidingWindowState.java
 
 local limit, w = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
 -- count * time products reach 2^105 where doubles are exact only below 2^53, so they are compared

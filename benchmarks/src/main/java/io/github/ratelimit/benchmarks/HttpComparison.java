@@ -19,7 +19,8 @@ import java.util.Objects;
  * Two loads per app, after a warm-up: {@code c16}, 16 connections back to back
  * (throughput, and latency under saturation; every request has the same client IP, so all
  * 16 contend for one key), and {@code c1}, one connection (the latency of a request on an
- * otherwise idle server: what limiting adds to each request).
+ * otherwise idle server: what limiting adds to each request). Each round runs every app
+ * once, in alternating order; a ratio is the median of the rounds' ratios.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -37,7 +38,7 @@ final class HttpComparison {
 			apps.put("redis", URI.create(redis));
 		}
 		for (URI url : apps.values()) {
-			awaitReady(url, Duration.ofMinutes(3));
+			awaitReady(url, 0, Duration.ofMinutes(3));
 		}
 		Duration trial = options.duration("trial", Duration.ofSeconds(3));
 		Duration warmup = options.duration("warmup", Duration.ofSeconds(10));
@@ -49,44 +50,41 @@ final class HttpComparison {
 		for (Map.Entry<String, URI> app : apps.entrySet()) {
 			check(app.getKey(), HttpLoad.run(app.getValue(), 2, warmup));
 		}
+		MachineLoad load = MachineLoad.of(options);
 		for (int c : new int[] { connections, 1 }) {
 			for (Map.Entry<String, URI> app : apps.entrySet()) {
 				check(app.getKey(), HttpLoad.run(app.getValue(), c, Duration.ofSeconds(1)));
 			}
-			Map<String, double[][]> samples = new LinkedHashMap<>();
+			int connectionCount = c;
+			PairedTrials pairs = PairedTrials.run(List.copyOf(apps.keySet()), trials, load, "requests/s",
+					(name) -> figures(
+							check(name, HttpLoad.run(Objects.requireNonNull(apps.get(name)), connectionCount, trial))));
 			for (String name : apps.keySet()) {
-				samples.put(name, new double[3][trials]);
-			}
-			List<String> names = new ArrayList<>(apps.keySet());
-			for (int i = 0; i < trials; i++) {
-				for (int j = 0; j < names.size(); j++) {
-					String name = names.get((i + j) % names.size());
-					HttpLoad.Result result = check(name,
-							HttpLoad.run(Objects.requireNonNull(apps.get(name)), c, trial));
-					double[][] appSamples = Objects.requireNonNull(samples.get(name));
-					appSamples[0][i] = result.requestsPerSecond();
-					appSamples[1][i] = result.percentileMillis(50);
-					appSamples[2][i] = result.percentileMillis(99);
-				}
-			}
-			String variant = "c" + c;
-			for (String name : names) {
-				if (name.equals("unlimited")) {
-					continue;
-				}
-				String comparison = "http-overhead-" + name;
-				for (String impl : new String[] { "ours", "unlimited" }) {
-					double[][] s = Objects.requireNonNull(samples.get(impl.equals("ours") ? name : "unlimited"));
-					measurements.add(Measurement.of(comparison, variant, impl, "throughput", "requests/s", s[0]));
-					measurements.add(Measurement.of(comparison, variant, impl, "p50", "ms", s[1]));
-					measurements.add(Measurement.of(comparison, variant, impl, "p99", "ms", s[2]));
+				if (!name.equals("unlimited")) {
+					Map<String, String> impls = new LinkedHashMap<>();
+					impls.put(name, "ours");
+					impls.put("unlimited", "unlimited");
+					measurements.addAll(pairs.measurements("http-overhead-" + name, "c" + c, impls));
 				}
 			}
 		}
 		Measurement.append(options.csv(), measurements);
 	}
 
-	private static HttpLoad.Result check(String app, HttpLoad.Result result) {
+	/**
+	 * Returns a run's throughput, p50 and p99.
+	 * @param result the run
+	 * @return its figures
+	 */
+	static PairedTrials.Figures figures(HttpLoad.Result result) {
+		Map<String, Double> figures = new LinkedHashMap<>();
+		figures.put("throughput", result.requestsPerSecond());
+		figures.put("p50", result.percentileMillis(50));
+		figures.put("p99", result.percentileMillis(99));
+		return new PairedTrials.Figures(figures);
+	}
+
+	static HttpLoad.Result check(String app, HttpLoad.Result result) {
 		if (result.errors() > 0) {
 			throw new IllegalStateException(app + ": " + result.errors() + " failed request(s), first: "
 					+ result.firstError() + " (a 429 means the benchmark limit is too low)");
@@ -94,11 +92,15 @@ final class HttpComparison {
 		return result;
 	}
 
-	private static void awaitReady(URI url, Duration timeout) throws InterruptedException, IOException {
+	/**
+	 * Waits until {@code url} answers 200 to requests with an
+	 * {@value HttpLoad#KEY_HEADER} header cycling over {@code keys} values (none if 0).
+	 */
+	static void awaitReady(URI url, int keys, Duration timeout) throws InterruptedException, IOException {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		String last = "";
 		while (System.nanoTime() < deadline) {
-			HttpLoad.Result probe = HttpLoad.run(url, 1, Duration.ofMillis(200));
+			HttpLoad.Result probe = HttpLoad.run(url, 1, keys, Duration.ofMillis(200));
 			if (probe.errors() == 0 && probe.latenciesMicros().length > 0) {
 				return;
 			}

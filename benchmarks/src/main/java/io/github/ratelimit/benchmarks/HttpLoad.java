@@ -12,7 +12,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * A small closed-loop HTTP/1.1 load generator: {@code connections} threads, each with one
@@ -44,6 +48,13 @@ final class HttpLoad {
 
 	}
 
+	/** The header that carries the client's key. */
+	static final String KEY_HEADER = "X-Api-Key";
+
+	private static final byte[] KEY_PREFIX = (KEY_HEADER + ": ").getBytes(StandardCharsets.US_ASCII);
+
+	private static final byte[] CRLF = { '\r', '\n' };
+
 	private HttpLoad() {
 	}
 
@@ -57,11 +68,28 @@ final class HttpLoad {
 	 * @throws InterruptedException when interrupted
 	 */
 	static Result run(URI url, int connections, Duration duration) throws InterruptedException {
+		return run(url, connections, 0, duration);
+	}
+
+	/**
+	 * Sends requests to {@code url} on {@code connections} connections for
+	 * {@code duration}, each with an {@value #KEY_HEADER} header cycling over
+	 * {@code keys} values ({@code key-0000000} and up) in a scrambled order shared by all
+	 * connections.
+	 * @param url the URL (http only)
+	 * @param connections concurrent connections
+	 * @param keys distinct key header values; 0 for no header
+	 * @param duration how long
+	 * @return the result
+	 * @throws InterruptedException when interrupted
+	 */
+	static Result run(URI url, int connections, int keys, Duration duration) throws InterruptedException {
 		AtomicBoolean stop = new AtomicBoolean();
+		Keys keyValues = new Keys(keys);
 		Worker[] workers = new Worker[connections];
 		Thread[] threads = new Thread[connections];
 		for (int i = 0; i < connections; i++) {
-			workers[i] = new Worker(url, stop);
+			workers[i] = new Worker(url, stop, keyValues);
 			threads[i] = new Thread(workers[i], "http-load-" + i);
 			threads[i].start();
 		}
@@ -93,6 +121,32 @@ final class HttpLoad {
 	}
 
 	/**
+	 * The key header's values, handed out in a full-period scrambled order.
+	 */
+	private static final class Keys {
+
+		private final byte[][] values;
+
+		private final AtomicLong sequence = new AtomicLong();
+
+		Keys(int keys) {
+			this.values = new byte[keys][];
+			for (int i = 0; i < keys; i++) {
+				this.values[i] = String.format(Locale.ROOT, "key-%07d", i).getBytes(StandardCharsets.US_ASCII);
+			}
+		}
+
+		byte @Nullable [] next() {
+			if (this.values.length == 0) {
+				return null;
+			}
+			return this.values[(int) Math.floorMod(this.sequence.getAndIncrement() * 40_503L,
+					(long) this.values.length)];
+		}
+
+	}
+
+	/**
 	 * One connection, sending requests back to back until told to stop.
 	 */
 	private static final class Worker implements Runnable {
@@ -101,7 +155,11 @@ final class HttpLoad {
 
 		private final AtomicBoolean stop;
 
-		private final byte[] request;
+		private final byte[] head;
+
+		private final Keys keys;
+
+		private final byte[] request = new byte[1024];
 
 		private long[] latencies = new long[1 << 16];
 
@@ -113,13 +171,32 @@ final class HttpLoad {
 
 		private final byte[] buffer = new byte[8192];
 
-		Worker(URI url, AtomicBoolean stop) {
+		Worker(URI url, AtomicBoolean stop, Keys keys) {
 			this.url = url;
 			this.stop = stop;
+			this.keys = keys;
 			String target = url.getRawPath() + ((url.getRawQuery() != null) ? "?" + url.getRawQuery() : "");
-			this.request = ("GET " + target + " HTTP/1.1\r\nHost: " + url.getHost() + ":" + url.getPort()
-					+ "\r\nAccept: application/json\r\n\r\n")
+			this.head = ("GET " + target + " HTTP/1.1\r\nHost: " + url.getHost() + ":" + url.getPort()
+					+ "\r\nAccept: application/json\r\n")
 				.getBytes(StandardCharsets.US_ASCII);
+			System.arraycopy(this.head, 0, this.request, 0, this.head.length);
+		}
+
+		/** Completes the request in {@link #request} and returns its length. */
+		private int request() {
+			int length = this.head.length;
+			byte[] key = this.keys.next();
+			if (key != null) {
+				length = put(KEY_PREFIX, length);
+				length = put(key, length);
+				length = put(CRLF, length);
+			}
+			return put(CRLF, length);
+		}
+
+		private int put(byte[] bytes, int at) {
+			System.arraycopy(bytes, 0, this.request, at, bytes.length);
+			return at + bytes.length;
 		}
 
 		@Override
@@ -134,7 +211,7 @@ final class HttpLoad {
 					boolean open = true;
 					while (open && !this.stop.get()) {
 						long start = System.nanoTime();
-						out.write(this.request);
+						out.write(this.request, 0, request());
 						out.flush();
 						Response response = readResponse(in);
 						long micros = (System.nanoTime() - start) / 1000;

@@ -9,9 +9,12 @@ import java.util.Arrays;
  * redis-memory   Redis bytes per key per algorithm at 100,000 keys          --redis-port=N
  * redis-clients  Redis store on Lettuce vs on Jedis, one hot key            --redis-port=N
  * http           sample app limited vs unlimited                            --limited=URL --unlimited=URL ...
+ * http-starter   http-app: our starter vs bucket4j-spring-boot-starter      --ours=URL --bucket4j-starter=URL --unlimited=URL
  * report         results/latest.csv to results/latest.md, RATIO lines and docs/throughput.svg
  * pictures       docs/algorithms.svg from the core algorithms
- * </pre> Every command takes {@code --quick=true} for short runs and {@code --csv=PATH}.
+ * </pre> Every command takes {@code --quick=true} for short runs, {@code --csv=PATH} and
+ * {@code --own-root=PID} (the process whose tree is the benchmark's own, for
+ * {@link MachineLoad}); {@code report} takes {@code --busy-cores=C}.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -28,7 +31,7 @@ public final class Main {
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0) {
 			throw new IllegalArgumentException(
-					"Usage: Main memory|redis|redis-memory|redis-clients|http|report|pictures [--name=value ...]; args were "
+					"Usage: Main memory|redis|redis-memory|redis-clients|http|http-starter|report|pictures [--name=value ...]; args were "
 							+ Arrays.toString(args));
 		}
 		Options options = new Options(args, 1);
@@ -48,6 +51,9 @@ public final class Main {
 			case "http":
 				HttpComparison.main(options);
 				break;
+			case "http-starter":
+				StarterComparison.main(options);
+				break;
 			case "report":
 				Report.main(options);
 				break;
@@ -56,7 +62,7 @@ public final class Main {
 				break;
 			default:
 				throw new IllegalArgumentException("Unknown command '" + args[0]
-						+ "': memory, redis, redis-memory, redis-clients, http, report or pictures");
+						+ "': memory, redis, redis-memory, redis-clients, http, http-starter, report or pictures");
 		}
 		System.exit(0);
 	}

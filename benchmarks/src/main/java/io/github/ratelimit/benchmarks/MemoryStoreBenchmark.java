@@ -24,7 +24,8 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.RateLimiter;
 import io.github.ratelimit.TimeSource;
-import io.github.ratelimit.algorithm.Meter;
+import io.github.ratelimit.algorithm.LimitState;
+import io.github.ratelimit.algorithm.Transition;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 /**
@@ -128,17 +129,20 @@ public class MemoryStoreBenchmark {
 				List<LimitSpec> limits = List.of(LimitSpec.of(limit, WINDOW, Algorithm.TOKEN_BUCKET));
 				return (key) -> this.store.decide("api", key, limits, 1).allowed();
 			case "meter-chm":
-				// Diagnostic, not run by run.sh: our algorithm (the same Meter the store
-				// uses) in a plain ConcurrentHashMap under a per-key lock, without the
-				// store's bounded, expiring Caffeine map. What the algorithm itself
-				// costs.
+				// Diagnostic, not run by run.sh: our algorithm (the same pure function
+				// the store uses) on immutable states in a plain ConcurrentHashMap,
+				// replaced by compare-and-set, without the store's bounded, expiring
+				// Caffeine map. What the algorithm itself costs.
 				LimitSpec spec = LimitSpec.of(limit, WINDOW, Algorithm.TOKEN_BUCKET);
-				ConcurrentMap<String, Meter> meters = new ConcurrentHashMap<>();
+				ConcurrentMap<String, LimitState> states = new ConcurrentHashMap<>();
 				return (key) -> {
-					Meter meter = meters.computeIfAbsent(key, (k) -> Meter.create(spec));
-					synchronized (meter) {
-						return meter.tryAcquire(spec, TimeSource.monotonic().nowMicros(), 1, Long.MAX_VALUE, true)
-							.allowed();
+					while (true) {
+						LimitState state = states.computeIfAbsent(key, (k) -> LimitState.fresh(spec));
+						Transition transition = state.acquire(spec, TimeSource.monotonic().nowMicros(), 1,
+								Long.MAX_VALUE);
+						if (transition.next() == state || states.replace(key, state, transition.next())) {
+							return transition.decision().allowed();
+						}
 					}
 				};
 			case "bucket4j":
@@ -173,7 +177,7 @@ public class MemoryStoreBenchmark {
 		private int next = (int) (Thread.currentThread().getId() % 1000) * 7919;
 
 		int next(int size) {
-			// A full-period step through [0, size) that defeats the prefetcher.
+			// A full-period transition through [0, size) that defeats the prefetcher.
 			this.next = Math.floorMod(this.next + 40_503, size);
 			return this.next;
 		}

@@ -92,10 +92,13 @@ final class RedisComparison {
 
 	private final Path csv;
 
+	private final MachineLoad load;
+
 	private RedisComparison(RedisURI uri, Options options, Path csv) {
 		this.uri = uri;
 		this.options = options;
 		this.csv = csv;
+		this.load = MachineLoad.of(options);
 	}
 
 	static void main(Options options) throws Exception {
@@ -135,32 +138,30 @@ final class RedisComparison {
 		flushAll();
 		Duration trial = this.options.duration("trial", Duration.ofSeconds(3));
 		int trials = this.options.intValue("trials", 5);
-		Map<String, double[]> samples = new LinkedHashMap<>();
-		samples.put("ours", new double[trials]);
-		samples.put(peer, new double[trials]);
+		List<Measurement> measurements = new ArrayList<>();
 		RedisClient client = RedisClient.create(this.uri);
 		try (Contender ours = contender(oursImpl, client, keys); Contender theirs = contender(peer, client, keys)) {
-			Contender[] both = { ours, theirs };
-			for (Contender contender : both) {
+			Map<String, Contender> both = new LinkedHashMap<>();
+			both.put("ours", ours);
+			both.put(peer, theirs);
+			for (Contender contender : both.values()) {
 				check(LoadLoop.run(contender.call, concurrency, keys, this.options.duration("warmup", trial)),
 						contender);
 			}
-			for (int i = 0; i < trials; i++) {
-				// Alternate who goes first, so neither always runs on a warmer machine.
-				for (int j = 0; j < 2; j++) {
-					Contender contender = both[(i + j) % 2];
-					LoadLoop.Result result = check(LoadLoop.run(contender.call, concurrency, keys, trial), contender);
-					Objects.requireNonNull(samples.get(contender.name))[i] = result.opsPerSecond();
-				}
-			}
+			PairedTrials pairs = PairedTrials.run(List.copyOf(both.keySet()), trials, this.load, "decisions/s",
+					(side) -> {
+						Contender contender = Objects.requireNonNull(both.get(side));
+						return PairedTrials.Figures
+							.throughput(check(LoadLoop.run(contender.call, concurrency, keys, trial), contender)
+								.opsPerSecond());
+					});
+			Map<String, String> impls = new LinkedHashMap<>();
+			impls.put("ours", "ours");
+			impls.put(peer, peer);
+			measurements.addAll(pairs.measurements(comparison, variant, impls));
 		}
 		finally {
 			client.shutdown();
-		}
-		List<Measurement> measurements = new ArrayList<>();
-		for (Map.Entry<String, double[]> entry : samples.entrySet()) {
-			measurements.add(
-					Measurement.of(comparison, variant, entry.getKey(), "throughput", "decisions/s", entry.getValue()));
 		}
 		measurements.addAll(countCommands(comparison, variant, oursImpl, concurrency, keys));
 		measurements.addAll(countCommands(comparison, variant, peer, concurrency, keys));

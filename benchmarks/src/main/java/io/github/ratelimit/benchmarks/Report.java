@@ -25,20 +25,6 @@ import java.util.Optional;
  */
 final class Report {
 
-	/** Comparisons, in the order printed, with their goals. */
-	private static final Map<String, Double> GOALS = new LinkedHashMap<>();
-
-	static {
-		GOALS.put("redis-vs-lettuce-evalsha-c64", 0.8);
-		GOALS.put("redis-vs-bucket4j-lettuce-hot", 3.0);
-		GOALS.put("redis-vs-bucket4j-lettuce-100k", Double.NaN);
-		GOALS.put("redis-flood-local-rejections", 10.0);
-		GOALS.put("memory-vs-bucket4j-local", 1.0);
-		GOALS.put("memory-vs-resilience4j", 1.0);
-		GOALS.put("http-overhead-memory", 0.95);
-		GOALS.put("http-overhead-redis", Double.NaN);
-	}
-
 	private final List<Measurement> measurements;
 
 	private Report(List<Measurement> measurements) {
@@ -48,16 +34,19 @@ final class Report {
 	static void main(Options options) throws IOException {
 		Path csv = options.csv();
 		Report report = new Report(Measurement.read(csv));
-		List<Ratio> ratios = report.ratios();
+		double busyCores = Double.parseDouble(options.value("busy-cores", Double.toString(Ratios.DEFAULT_BUSY_CORES)));
+		List<Ratios.Ratio> ratios = Ratios.of(report.measurements, busyCores);
 		List<String> lines = new ArrayList<>();
-		for (Ratio ratio : ratios) {
-			if (ratio.headline) {
-				lines.add(String.format(Locale.ROOT, "RATIO %s %.3f", ratio.comparison, ratio.value));
+		for (Ratios.Ratio ratio : ratios) {
+			if (ratio.headline()) {
+				lines.add(ratioLine(ratio, busyCores));
 			}
 		}
-		for (Measurement m : report.select("http-overhead-memory", "http-overhead-redis")) {
-			if (m.metric().equals("p99") && m.impl().equals("ours")) {
-				lines.add(String.format(Locale.ROOT, "P99_ADDED_MS %s-%s %.3f", m.comparison(), m.variant(),
+		for (Measurement m : report.select("http-overhead-memory", "http-overhead-redis",
+				"http-vs-bucket4j-starter-hot", "http-vs-bucket4j-starter-100k")) {
+			if (m.metric().equals("p99") && !m.impl().equals("unlimited")) {
+				String peer = m.impl().equals("ours") ? "" : "-" + m.impl();
+				lines.add(String.format(Locale.ROOT, "P99_ADDED_MS %s-%s%s %.3f", m.comparison(), m.variant(), peer,
 						report.p99Added(m)));
 			}
 		}
@@ -65,7 +54,7 @@ final class Report {
 			lines.add(String.format(Locale.ROOT, "BYTES redis-memory-%s %.1f", m.variant(), m.median()));
 		}
 		Path markdown = csv.resolveSibling(csv.getFileName().toString().replaceFirst("\\.csv$", ".md"));
-		Files.writeString(markdown, report.markdown(ratios, options), StandardCharsets.UTF_8);
+		Files.writeString(markdown, report.markdown(ratios, options, busyCores), StandardCharsets.UTF_8);
 		Path svg = Path.of(options.value("svg", "docs/throughput.svg"));
 		Files.createDirectories(svg.toAbsolutePath().getParent());
 		Files.writeString(svg, ThroughputPicture.draw(ratios, Machine.describe(options).oneLine()),
@@ -86,62 +75,32 @@ final class Report {
 	}
 
 	private Optional<Measurement> find(String comparison, String variant, String impl, String metric) {
-		return this.measurements.stream()
-			.filter((m) -> m.comparison().equals(comparison) && m.variant().equals(variant) && m.impl().equals(impl)
-					&& m.metric().equals(metric))
-			.findFirst();
-	}
-
-	private double p99Added(Measurement ours) {
-		return ours.median() - find(ours.comparison(), ours.variant(), "unlimited", "p99").orElseThrow().median();
+		return Ratios.find(this.measurements, comparison, variant, impl, metric);
 	}
 
 	/**
-	 * Ours against the peer for every throughput variant, plus a headline (the lowest)
-	 * per comparison.
+	 * Returns the RATIO line of a headline: {@code RATIO <comparison> <median of the pair
+	 * ratios> range <min>-<max> pairs <n> other-cpu <cores>}, or, when the machine was
+	 * busy, {@code RATIO <comparison> <value> INVALID busy other-cpu <cores> > <limit>
+	 * ...}: a figure not to be quoted.
 	 */
-	List<Ratio> ratios() {
-		return ratios(this.measurements);
+	static String ratioLine(Ratios.Ratio ratio, double busyCores) {
+		String pairs = (ratio.pairs() != null) ? String.format(Locale.ROOT, " range %.3f-%.3f pairs %d",
+				ratio.pairs().min(), ratio.pairs().max(), ratio.pairs().samples()) : " unpaired";
+		double load = (ratio.load() != null) ? ratio.load().median() : Double.NaN;
+		String busy = ratio.busy() ? String.format(Locale.ROOT,
+				" INVALID busy (other processes used more than %.2f cores in at least half the pairs of a variant)",
+				busyCores) : "";
+		return String.format(Locale.ROOT, "RATIO %s %.3f%s%s other-cpu %.2f", ratio.comparison(), ratio.value(), busy,
+				pairs, load);
 	}
 
-	static List<Ratio> ratios(List<Measurement> measurements) {
-		List<Ratio> ratios = new ArrayList<>();
-		for (Map.Entry<String, Double> goal : GOALS.entrySet()) {
-			String comparison = goal.getKey();
-			List<Ratio> variants = new ArrayList<>();
-			for (Measurement ours : measurements) {
-				if (!ours.comparison().equals(comparison) || !ours.impl().equals("ours")
-						|| !ours.metric().equals("throughput")) {
-					continue;
-				}
-				if (comparison.startsWith("http-overhead") && ours.variant().equals("c1")) {
-					// Throughput is compared under load; c1 is there for latency.
-					continue;
-				}
-				for (Measurement theirs : measurements) {
-					if (theirs.comparison().equals(comparison) && theirs.variant().equals(ours.variant())
-							&& !theirs.impl().equals("ours") && theirs.metric().equals("throughput")) {
-						variants.add(new Ratio(comparison, ours.variant(), theirs.impl(), ours, theirs,
-								ours.median() / theirs.median(), goal.getValue(), false));
-					}
-				}
-			}
-			Ratio lowest = null;
-			for (Ratio ratio : variants) {
-				if (lowest == null || ratio.value < lowest.value) {
-					lowest = ratio;
-				}
-			}
-			if (lowest != null) {
-				ratios.add(new Ratio(comparison, lowest.variant, lowest.peer, lowest.ours, lowest.theirs, lowest.value,
-						lowest.goal, true));
-			}
-			ratios.addAll(variants);
-		}
-		return ratios;
+	private double p99Added(Measurement limited) {
+		return limited.median()
+				- find(limited.comparison(), limited.variant(), "unlimited", "p99").orElseThrow().median();
 	}
 
-	private String markdown(List<Ratio> ratios, Options options) {
+	private String markdown(List<Ratios.Ratio> ratios, Options options, double busyCores) {
 		Machine machine = Machine.describe(options);
 		StringBuilder md = new StringBuilder();
 		md.append("# Benchmark results\n\n");
@@ -149,8 +108,8 @@ final class Report {
 			.append(options.quick() ? " --quick" : "")
 			.append("` on ")
 			.append(machine.date())
-			.append(". Every ratio is ours / theirs of the medians, measured in the same run on the same machine at ")
-			.append("the same concurrency, trials alternating between the two sides.\n\n");
+			.append(". Every ratio is ours / theirs, measured in the same run on the same machine at the same ")
+			.append("concurrency, in paired rounds alternating between the sides.\n\n");
 		md.append("## Machine\n\n| | |\n|---|---|\n");
 		md.append("| CPU | ").append(machine.cpu()).append(" |\n");
 		md.append("| cores | ").append(machine.cores()).append(" |\n");
@@ -159,26 +118,39 @@ final class Report {
 		md.append("| JDK | ").append(machine.jdk()).append(" |\n");
 		md.append("| Redis | ").append(machine.redis()).append(" |\n");
 		md.append("| load average at the end | ").append(machine.load()).append(" |\n\n");
-		md.append("## Ratios\n\nThe headline of each comparison is its lowest variant.\n\n");
-		md.append("| comparison | headline | goal | met | worst variant |\n|---|---|---|---|---|\n");
-		for (Ratio ratio : ratios) {
-			if (ratio.headline) {
-				md.append(String.format(Locale.ROOT, "| `%s` | **%.2f** | %s | %s | %s vs %s |\n", ratio.comparison,
-						ratio.value, Double.isNaN(ratio.goal) ? "—" : String.format(Locale.ROOT, ">= %.2f", ratio.goal),
-						Double.isNaN(ratio.goal) ? "—" : (ratio.value >= ratio.goal) ? "yes" : "**no**", ratio.variant,
-						ratio.peer));
+		md.append("## Ratios\n\n")
+			.append("Each comparison runs in rounds of one trial per side, the order alternating between rounds ")
+			.append("(A B, B A, ...); a ratio is the **median of the per-round ratios** ours / theirs, and its ")
+			.append("range is the smallest and largest per-round ratio. The headline of a comparison is its lowest ")
+			.append("variant. `other CPU`: cores that processes outside the benchmark (not its JVMs, JMH forks, ")
+			.append("redis-server or apps) kept busy during a round, from `/proc`: median over the rounds (largest). ")
+			.append(String.format(Locale.ROOT,
+					"A variant is **INVALID** (busy) when they used more than %.2f cores in at least half of its ",
+					busyCores))
+			.append("rounds; a headline is invalid when any of its variants is.\n\n");
+		md.append("| comparison | headline | range | goal | met | worst variant | other CPU |\n")
+			.append("|---|---|---|---|---|---|---|\n");
+		for (Ratios.Ratio ratio : ratios) {
+			if (ratio.headline()) {
+				md.append(String.format(Locale.ROOT, "| `%s` | %s | %s | %s | %s | %s vs %s | %s |\n",
+						ratio.comparison(), valueText(ratio), ratio.range(), goalText(ratio.goal()),
+						ratio.busy() ? "—" : Double.isNaN(ratio.goal()) ? "—" : ratio.met() ? "yes" : "**no**",
+						ratio.variant(), ratio.peer(), ratio.loadText()));
 			}
 		}
 		md.append("\n## Throughput, every variant\n\n");
-		md.append("Median of the trials (spread = (max - min) / median, over n trials or JMH iterations).\n\n");
-		md.append("| comparison | variant | ours | spread | peer | theirs | spread | n | ours / theirs |\n");
-		md.append("|---|---|---|---|---|---|---|---|---|\n");
-		for (Ratio ratio : ratios) {
-			if (!ratio.headline) {
-				md.append(String.format(Locale.ROOT, "| %s | %s | %s | %.0f%% | %s | %s | %.0f%% | %d | %.2f |\n",
-						ratio.comparison, ratio.variant, human(ratio.ours.median(), ratio.ours.unit()),
-						ratio.ours.spread() * 100, ratio.peer, human(ratio.theirs.median(), ratio.theirs.unit()),
-						ratio.theirs.spread() * 100, ratio.ours.samples(), ratio.value));
+		md.append("Medians of the rounds (spread = (max - min) / median); `n` rounds (JMH: forks, each the median ")
+			.append("of its iterations); `ours / theirs` the median of the per-round ratios, with their range.\n\n");
+		md.append("| comparison | variant | ours | spread | peer | theirs | spread | n | ours / theirs | range | ")
+			.append("other CPU |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+		for (Ratios.Ratio ratio : ratios) {
+			if (!ratio.headline()) {
+				md.append(
+						String.format(Locale.ROOT, "| %s | %s | %s | %.0f%% | %s | %s | %.0f%% | %d | %s | %s | %s |\n",
+								ratio.comparison(), ratio.variant(), human(ratio.ours().median(), ratio.ours().unit()),
+								ratio.ours().spread() * 100, ratio.peer(),
+								human(ratio.theirs().median(), ratio.theirs().unit()), ratio.theirs().spread() * 100,
+								ratio.ours().samples(), valueText(ratio), ratio.range(), ratio.loadText()));
 			}
 		}
 		List<Measurement> commands = new ArrayList<>();
@@ -222,6 +194,57 @@ final class Report {
 				}
 			}
 		}
+		List<Measurement> starter = select("http-vs-bucket4j-starter-hot", "http-vs-bucket4j-starter-100k");
+		if (!starter.isEmpty()) {
+			md.append("\n## HTTP: our starter vs bucket4j-spring-boot-starter\n\n");
+			md.append("`GET /api/hello` of `benchmarks/http-app`, limited per `X-Api-Key` in Redis by our filter rule ")
+				.append("and by bucket4j-spring-boot-starter's servlet filter, and with neither (`unlimited`, the ")
+				.append("baseline of `p99 added`); medians over the rounds of each round's percentile.\n\n");
+			md.append("| variant | ours p50 | theirs p50 | unlimited p50 | ours p99 | theirs p99 | unlimited p99 | ")
+				.append("p99 added, ours | p99 added, theirs |\n|---|---|---|---|---|---|---|---|---|\n");
+			for (Measurement m : starter) {
+				if (m.metric().equals("p99") && m.impl().equals("ours")) {
+					String[] impls = { "ours", "bucket4j-starter", "unlimited" };
+					double[] p50 = new double[3];
+					double[] p99 = new double[3];
+					for (int i = 0; i < 3; i++) {
+						p50[i] = find(m.comparison(), m.variant(), impls[i], "p50").map(Measurement::median)
+							.orElse(Double.NaN);
+						p99[i] = find(m.comparison(), m.variant(), impls[i], "p99").map(Measurement::median)
+							.orElse(Double.NaN);
+					}
+					md.append(String.format(Locale.ROOT,
+							"| %s | %.3f ms | %.3f ms | %.3f ms | %.3f ms | %.3f ms | %.3f ms | %+.3f ms | %+.3f ms |\n",
+							m.variant(), p50[0], p50[1], p50[2], p99[0], p99[1], p99[2], p99[0] - p99[2],
+							p99[1] - p99[2]));
+				}
+			}
+		}
+		List<Measurement> load = new ArrayList<>();
+		for (Measurement m : this.measurements) {
+			// One row per phase: comparisons measured in the same rounds (the memory
+			// ones,
+			// the two HTTP overheads) share their load figures.
+			if (m.impl().equals("machine") && m.metric().equals("other-cpu")
+					&& load.stream().noneMatch((l) -> sameRounds(l, m))) {
+				load.add(m);
+			}
+		}
+		if (!load.isEmpty()) {
+			md.append("\n## Machine load during each phase\n\n");
+			md.append("Per comparison variant, over its rounds: cores kept busy by processes outside the benchmark ")
+				.append("(median, smallest, largest round) and the largest one-minute load average seen (which ")
+				.append("counts the benchmark's own threads too).\n\n");
+			md.append("| comparison | variant | other CPU, median | min | max | load average, max | busy |\n")
+				.append("|---|---|---|---|---|---|---|\n");
+			for (Measurement m : load) {
+				double loadAverage = find(m.comparison(), m.variant(), "machine", "loadavg").map(Measurement::max)
+					.orElse(Double.NaN);
+				md.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %s |\n", m.comparison(),
+						m.variant(), m.median(), m.min(), m.max(), loadAverage,
+						(m.median() > busyCores) ? "**yes**" : "no"));
+			}
+		}
 		List<Measurement> memory = select("redis-memory-per-key");
 		if (!memory.isEmpty()) {
 			md.append("\n## Redis memory per key\n\n");
@@ -240,6 +263,19 @@ final class Report {
 		return md.toString();
 	}
 
+	private static boolean sameRounds(Measurement a, Measurement b) {
+		return a.variant().equals(b.variant()) && a.median() == b.median() && a.min() == b.min() && a.max() == b.max();
+	}
+
+	private static String valueText(Ratios.Ratio ratio) {
+		return ratio.busy() ? String.format(Locale.ROOT, "%.2f INVALID (busy)", ratio.value())
+				: String.format(Locale.ROOT, "**%.2f**", ratio.value());
+	}
+
+	private static String goalText(double goal) {
+		return Double.isNaN(goal) ? "—" : String.format(Locale.ROOT, ">= %.2f", goal);
+	}
+
 	static String human(double value, String unit) {
 		String u = unit.replace("decisions/s", "/s").replace("requests/s", "/s");
 		if (value >= 1e6) {
@@ -249,14 +285,6 @@ final class Report {
 			return String.format(Locale.ROOT, "%.1fk%s", value / 1e3, u);
 		}
 		return String.format(Locale.ROOT, "%.1f%s", value, u);
-	}
-
-	/**
-	 * Ours against one peer in one variant.
-	 */
-	record Ratio(String comparison, String variant, String peer, Measurement ours, Measurement theirs, double value,
-			double goal, boolean headline) {
-
 	}
 
 }

@@ -24,9 +24,9 @@ final class ThroughputPicture {
 	private ThroughputPicture() {
 	}
 
-	static String draw(List<Report.Ratio> ratios, String machine) {
-		List<Report.Ratio> rows = ratios.stream().filter((r) -> !r.headline()).toList();
-		long groups = rows.stream().map(Report.Ratio::comparison).distinct().count();
+	static String draw(List<Ratios.Ratio> ratios, String machine) {
+		List<Ratios.Ratio> rows = ratios.stream().filter((r) -> !r.headline()).toList();
+		long groups = rows.stream().map(Ratios.Ratio::comparison).distinct().count();
 		int top = 86;
 		int height = top + rows.size() * ROW + (int) groups * 26 + 50;
 		int width = LABEL + PLOT + 330;
@@ -43,7 +43,7 @@ final class ThroughputPicture {
 		svg.text(x(1) + 6, top - 10, "← theirs faster | ours faster →", 11, "middle", "fill=\"#555\"");
 		double y = top;
 		String group = "";
-		for (Report.Ratio ratio : rows) {
+		for (Ratios.Ratio ratio : rows) {
 			if (!ratio.comparison().equals(group)) {
 				group = ratio.comparison();
 				y += 20;
@@ -57,20 +57,27 @@ final class ThroughputPicture {
 			double value = Math.max(MIN, Math.min(MAX, ratio.value()));
 			boolean met = Double.isNaN(ratio.goal()) ? ratio.value() >= 1 : ratio.value() >= ratio.goal();
 			double x0 = Math.min(x(1), x(value));
-			svg.rect(x0, y + 4, Math.abs(x(value) - x(1)), ROW - 8, met ? "#4c9a5b" : "#d9822b");
+			svg.rect(x0, y + 4, Math.abs(x(value) - x(1)), ROW - 8,
+					ratio.busy() ? "#bbbbbb" : met ? "#4c9a5b" : "#d9822b");
+			Measurement pairs = ratio.pairs();
+			if (pairs != null) {
+				// The range of the per-round ratios.
+				svg.line(x(pairs.min()), y + ROW / 2.0, x(pairs.max()), y + ROW / 2.0, "#222", 1, "");
+			}
 			if (!Double.isNaN(ratio.goal())) {
 				svg.line(x(ratio.goal()), y + 1, x(ratio.goal()), y + ROW - 1, "#222", 2, "3,2");
 			}
 			svg.text(LABEL - 10, y + 15, ratio.variant() + "  vs " + ratio.peer(), 12, "end", "");
-			svg.text(LABEL + PLOT + 10, y + 15,
-					String.format(Locale.ROOT, "%.2f×   %s vs %s", ratio.value(),
-							Report.human(ratio.ours().median(), ratio.ours().unit()),
-							Report.human(ratio.theirs().median(), ratio.theirs().unit())),
-					12, "start", "");
+			svg.text(LABEL + PLOT + 10, y + 15, String.format(Locale.ROOT, "%.2f×%s   %s vs %s", ratio.value(),
+					ratio.busy() ? " INVALID (busy)" : "", Report.human(ratio.ours().median(), ratio.ours().unit()),
+					Report.human(ratio.theirs().median(), ratio.theirs().unit())), 12, "start", "");
 			y += ROW;
 		}
-		svg.text(20, height - 8, "Bars: median of ours / median of theirs; dashed mark: goal. From "
-				+ "benchmarks/results/latest.csv, drawn by benchmarks/run.sh.", 11, "start", "fill=\"#555\"");
+		svg.text(20, height - 8,
+				"Bars: median of the per-round ratios ours / theirs, line: their range; grey: machine busy, "
+						+ "not a result; dashed mark: goal. From "
+						+ "benchmarks/results/latest.csv, drawn by benchmarks/run.sh.",
+				11, "start", "fill=\"#555\"");
 		return svg.toString();
 	}
 

@@ -7,29 +7,82 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Ratios are ours / theirs of the medians, and the headline is the worst variant.
+ * A ratio is the median of the per-pair ratios, the headline is the worst variant, and a
+ * ratio measured on a busy machine is marked invalid.
  *
  * @author ratelimit-spring-boot-starter authors
  */
 class ReportTests {
 
+	private static final String HOT = "redis-vs-bucket4j-lettuce-hot";
+
 	@Test
 	void headlineIsTheLowestRatioOfTheComparison() {
 		List<Measurement> measurements = List.of(
-				Measurement.of("redis-vs-bucket4j-lettuce-hot", "hot-c16", "ours", "throughput", "decisions/s",
-						new double[] { 100, 120, 80 }),
-				Measurement.of("redis-vs-bucket4j-lettuce-hot", "hot-c16", "bucket4j-lettuce", "throughput",
-						"decisions/s", new double[] { 10, 20, 30 }),
-				Measurement.of("redis-vs-bucket4j-lettuce-hot", "hot-c64", "ours", "throughput", "decisions/s",
-						new double[] { 90 }),
-				Measurement.of("redis-vs-bucket4j-lettuce-hot", "hot-c64", "bucket4j-lettuce", "throughput",
-						"decisions/s", new double[] { 3 }));
-		List<Report.Ratio> ratios = Report.ratios(measurements);
-		assertThat(ratios).filteredOn(Report.Ratio::headline).singleElement().satisfies((headline) -> {
+				Measurement.of(HOT, "hot-c16", "ours", "throughput", "decisions/s", new double[] { 100, 120, 80 }),
+				Measurement.of(HOT, "hot-c16", "bucket4j-lettuce", "throughput", "decisions/s",
+						new double[] { 10, 20, 30 }),
+				Measurement.of(HOT, "hot-c64", "ours", "throughput", "decisions/s", new double[] { 90 }),
+				Measurement.of(HOT, "hot-c64", "bucket4j-lettuce", "throughput", "decisions/s", new double[] { 3 }));
+		List<Ratios.Ratio> ratios = Ratios.of(measurements, Ratios.DEFAULT_BUSY_CORES);
+		assertThat(ratios).filteredOn(Ratios.Ratio::headline).singleElement().satisfies((headline) -> {
 			assertThat(headline.variant()).isEqualTo("hot-c16");
 			assertThat(headline.value()).isEqualTo(5.0);
+			assertThat(headline.range()).isEqualTo("unpaired");
 		});
 		assertThat(ratios).filteredOn((ratio) -> !ratio.headline()).hasSize(2);
+	}
+
+	@Test
+	void pairedRatioIsTheMedianOfThePairsNotTheRatioOfTheMedians() {
+		// Round 2 ran while the machine slowed both sides: its pair still says 2.
+		List<Measurement> measurements = List.of(
+				Measurement.of(HOT, "hot-c16", "ours", "throughput", "decisions/s", new double[] { 100, 40, 90 }),
+				Measurement.of(HOT, "hot-c16", "bucket4j-lettuce", "throughput", "decisions/s",
+						new double[] { 80, 20, 30 }),
+				Measurement.of(HOT, "hot-c16", "bucket4j-lettuce", "pair-ratio", "ours/theirs",
+						new double[] { 1.25, 2, 3 }),
+				Measurement.of(HOT, "hot-c16", "machine", "other-cpu", "cores", new double[] { 0.01, 0.02, 0.9 }));
+		Ratios.Ratio headline = headline(measurements, 0.2);
+		assertThat(headline.value()).isEqualTo(2.0);
+		assertThat(headline.busy()).isFalse();
+		assertThat(headline.range()).isEqualTo("1.25–3.00 (3 pairs)");
+		assertThat(Report.ratioLine(headline, 0.2))
+			.isEqualTo("RATIO redis-vs-bucket4j-lettuce-hot 2.000 range 1.250-3.000 pairs 3 other-cpu 0.02");
+	}
+
+	@Test
+	void ratioIsInvalidWhenOtherProcessesKeptTheMachineBusyInHalfThePairs() {
+		List<Measurement> measurements = List.of(
+				Measurement.of(HOT, "hot-c16", "ours", "throughput", "decisions/s", new double[] { 100, 100 }),
+				Measurement.of(HOT, "hot-c16", "bucket4j-lettuce", "throughput", "decisions/s",
+						new double[] { 50, 50 }),
+				Measurement.of(HOT, "hot-c16", "bucket4j-lettuce", "pair-ratio", "ours/theirs", new double[] { 2, 2 }),
+				Measurement.of(HOT, "hot-c16", "machine", "other-cpu", "cores", new double[] { 0.5, 0.7 }),
+				Measurement.of(HOT, "hot-c64", "ours", "throughput", "decisions/s", new double[] { 100, 100 }),
+				Measurement.of(HOT, "hot-c64", "bucket4j-lettuce", "throughput", "decisions/s",
+						new double[] { 10, 10 }),
+				Measurement.of(HOT, "hot-c64", "bucket4j-lettuce", "pair-ratio", "ours/theirs",
+						new double[] { 10, 10 }),
+				Measurement.of(HOT, "hot-c64", "machine", "other-cpu", "cores", new double[] { 0, 0 }));
+		Ratios.Ratio headline = headline(measurements, 0.2);
+		assertThat(headline.busy()).isTrue();
+		assertThat(headline.met()).isFalse();
+		assertThat(Report.ratioLine(headline, 0.2))
+			.startsWith("RATIO redis-vs-bucket4j-lettuce-hot 2.000 INVALID busy");
+	}
+
+	@Test
+	void latencyBaselineWithoutPairsIsNotAPeer() {
+		String comparison = "http-vs-bucket4j-starter-hot";
+		List<Measurement> measurements = List.of(
+				Measurement.of(comparison, "hot-c16", "ours", "throughput", "requests/s", new double[] { 100 }),
+				Measurement.of(comparison, "hot-c16", "bucket4j-starter", "throughput", "requests/s",
+						new double[] { 10 }),
+				Measurement.of(comparison, "hot-c16", "unlimited", "throughput", "requests/s", new double[] { 120 }),
+				Measurement.of(comparison, "hot-c16", "bucket4j-starter", "pair-ratio", "ours/theirs",
+						new double[] { 10 }));
+		assertThat(Ratios.of(measurements, 0.2)).extracting(Ratios.Ratio::peer).containsOnly("bucket4j-starter");
 	}
 
 	@Test
@@ -38,6 +91,10 @@ class ReportTests {
 				new double[] { 3, 1, 2, 10 });
 		assertThat(measurement.median()).isEqualTo(2.5);
 		assertThat(Measurement.fromCsv(measurement.toCsv())).isEqualTo(measurement);
+	}
+
+	private static Ratios.Ratio headline(List<Measurement> measurements, double busyCores) {
+		return Ratios.of(measurements, busyCores).stream().filter(Ratios.Ratio::headline).findFirst().orElseThrow();
 	}
 
 }

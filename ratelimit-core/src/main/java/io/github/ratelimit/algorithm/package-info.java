@@ -1,5 +1,7 @@
 /**
- * The seven algorithms as meters: state plus the decision logic on it.
+ * The seven algorithms as pure functions over immutable states: {@link LimitState} and
+ * the {@link Transition} a request leads to. Stores only load, store and expire the
+ * states.
  */
 @NullMarked
 package io.github.ratelimit.algorithm;

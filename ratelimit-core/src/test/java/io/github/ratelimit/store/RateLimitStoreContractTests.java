@@ -3,7 +3,9 @@ package io.github.ratelimit.store;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -15,6 +17,7 @@ import java.util.stream.IntStream;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,7 +30,7 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.ManualTimeSource;
-import io.github.ratelimit.algorithm.Meter;
+import io.github.ratelimit.algorithm.LimitState;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -63,6 +66,8 @@ public abstract class RateLimitStoreContractTests {
 
 	private static final AtomicInteger BUCKETS = new AtomicInteger();
 
+	private static final Map<Class<?>, SharedStore> SHARED_STORES = new ConcurrentHashMap<>();
+
 	protected ManualTimeSource time;
 
 	protected RateLimitStore store;
@@ -76,10 +81,33 @@ public abstract class RateLimitStoreContractTests {
 	 */
 	protected abstract RateLimitStore createStore(ManualTimeSource time);
 
+	/**
+	 * Returns whether every test of the class runs on one store, created on the first
+	 * test's clock and closed by {@link #closeSharedStores()}; the clock is set back to
+	 * {@link #START} before each test. Buckets of their own keep the tests apart. Redis
+	 * stores return {@code true}: a store per test costs a connection and a script load
+	 * per test, several times what the test itself takes.
+	 * @return {@code true} to share one store across the class's tests
+	 */
+	protected boolean sharesStoreAcrossTests() {
+		return false;
+	}
+
 	@BeforeEach
 	void createStoreAndBucket() {
-		this.time = new ManualTimeSource(START);
-		this.store = createStore(this.time);
+		if (sharesStoreAcrossTests()) {
+			SharedStore shared = SHARED_STORES.computeIfAbsent(getClass(), (testClass) -> {
+				ManualTimeSource clock = new ManualTimeSource(START);
+				return new SharedStore(clock, createStore(clock));
+			});
+			shared.time().restart(START);
+			this.time = shared.time();
+			this.store = shared.store();
+		}
+		else {
+			this.time = new ManualTimeSource(START);
+			this.store = createStore(this.time);
+		}
 		// A bucket per test keeps tests apart in stores shared across tests (one Redis).
 		this.bucket = "contract-" + ProcessHandle.current().pid() + "-" + BUCKETS.incrementAndGet() + "-"
 				+ System.nanoTime();
@@ -87,7 +115,21 @@ public abstract class RateLimitStoreContractTests {
 
 	@AfterEach
 	void closeStore() {
-		this.store.close();
+		if (!sharesStoreAcrossTests()) {
+			this.store.close();
+		}
+	}
+
+	/**
+	 * Closes the stores shared across tests. Runs after the class's tests; a subclass
+	 * that shuts its client down in its own {@code @AfterAll} calls this first.
+	 */
+	@AfterAll
+	protected static void closeSharedStores() {
+		SHARED_STORES.values().removeIf((shared) -> {
+			shared.store().close();
+			return true;
+		});
 	}
 
 	protected static LimitSpec spec(Algorithm algorithm) {
@@ -667,7 +709,7 @@ public abstract class RateLimitStoreContractTests {
 	 * {@code used} permits at the start of a window under {@code before}.
 	 */
 	private static long expectedRemaining(LimitSpec before, LimitSpec after, long used, long elapsed) {
-		if (!Meter.sameShape(before, after)) {
+		if (!LimitState.sameShape(before, after)) {
 			return after.capacity();
 		}
 		if (!after.algorithm().usesBurst()) {
@@ -902,6 +944,9 @@ public abstract class RateLimitStoreContractTests {
 			}
 		}
 		return admitted;
+	}
+
+	private record SharedStore(ManualTimeSource time, RateLimitStore store) {
 	}
 
 }

@@ -7,14 +7,14 @@ import java.util.Base64;
 import java.util.List;
 
 import io.github.ratelimit.LimitSpec;
-import io.github.ratelimit.algorithm.Meter;
+import io.github.ratelimit.algorithm.LimitState;
 
 /**
  * Builds the Redis keys of one decision: {@code <prefix>:{<bucket>:<key>}:<code><i>},
  * followed for the window algorithms by {@code :<window µs>} and for the sliding window
  * counter by {@code :<window µs>/<segments>}: a limit whose algorithm, window or segments
  * changes keeps its state under a key of its own, which the in-memory store mirrors (see
- * {@code Meter.sameShape}).
+ * {@code LimitState.sameShape}).
  * <p>
  * The braces are a Redis Cluster hash tag: every key of one decision hashes to the same
  * slot, so the script runs unchanged on a cluster. User-supplied parts never reach Redis
@@ -71,8 +71,8 @@ public final class RedisKeys {
 		for (int i = 0; i < keys.length; i++) {
 			LimitSpec spec = limits.get(i);
 			String name = base + spec.algorithm().code() + i;
-			long window = Meter.shapeWindow(spec);
-			int segments = Meter.shapeSegments(spec);
+			long window = LimitState.shapeWindow(spec);
+			int segments = LimitState.shapeSegments(spec);
 			if (segments > 0) {
 				name = name + ":" + window + "/" + segments;
 			}

@@ -30,6 +30,11 @@ class JedisRedisClusterRateLimitStoreTests extends RateLimitStoreContractTests {
 	}
 
 	@Override
+	protected boolean sharesStoreAcrossTests() {
+		return true;
+	}
+
+	@Override
 	protected RateLimitStore createStore(ManualTimeSource time) {
 		return ContractSuiteStores.onSuiteClock(RedisRateLimitStore.builderFor(connectionFactory), time);
 	}

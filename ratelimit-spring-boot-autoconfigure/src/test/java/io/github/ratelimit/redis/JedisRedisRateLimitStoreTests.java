@@ -38,6 +38,11 @@ class JedisRedisRateLimitStoreTests extends RateLimitStoreContractTests {
 	}
 
 	@Override
+	protected boolean sharesStoreAcrossTests() {
+		return true;
+	}
+
+	@Override
 	protected RateLimitStore createStore(ManualTimeSource time) {
 		return ContractSuiteStores.onSuiteClock(RedisRateLimitStore.builderFor(connectionFactory), time);
 	}

@@ -42,8 +42,14 @@ class RedisClusterRateLimitStoreTests extends RateLimitStoreContractTests {
 
 	@AfterAll
 	static void disconnect() {
+		closeSharedStores();
 		client.shutdown();
 		resources.shutdown();
+	}
+
+	@Override
+	protected boolean sharesStoreAcrossTests() {
+		return true;
 	}
 
 	@Override

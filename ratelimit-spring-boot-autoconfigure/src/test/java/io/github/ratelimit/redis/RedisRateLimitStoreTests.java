@@ -31,7 +31,13 @@ class RedisRateLimitStoreTests extends RateLimitStoreContractTests {
 
 	@AfterAll
 	static void disconnect() {
+		closeSharedStores();
 		client.shutdown();
+	}
+
+	@Override
+	protected boolean sharesStoreAcrossTests() {
+		return true;
 	}
 
 	@Override

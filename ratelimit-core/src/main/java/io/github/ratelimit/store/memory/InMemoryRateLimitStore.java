@@ -20,11 +20,13 @@ import io.github.ratelimit.store.StoreArguments;
 
 /**
  * A {@link RateLimitStore} in the heap of this JVM, with the same semantics as the Redis
- * store. Each {@code (bucket, key)} has its own state in a Caffeine map, updated under
- * that state's own lock, so unrelated keys never contend and no global lock exists. A
- * decision on a key already held reads the map and writes nothing to it; the map is
- * written when a key is created, and at most about once a second per busy key to extend
- * how long it is held.
+ * store. Each {@code (bucket, key)} has its own immutable state in a Caffeine map; the
+ * store only loads, stores and expires it, and the algorithms
+ * ({@link io.github.ratelimit.algorithm.LimitState}) compute the next one. A state is
+ * replaced by compare-and-set, without any lock, so unrelated keys never contend and
+ * threads on one key retry rather than queue. A decision on a key already held reads the
+ * map and writes nothing to it; the map is written when a key is created, and at most
+ * about once a second per busy key to extend how long it is held.
  * <p>
  * Bounded: at most {@code maxKeys} keys are held (Caffeine evicts by size with W-TinyLFU,
  * which keeps frequently used keys over a flood of one-off keys), and every entry expires

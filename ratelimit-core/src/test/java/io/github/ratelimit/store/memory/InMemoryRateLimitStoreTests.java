@@ -17,7 +17,8 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.ManualTimeSource;
-import io.github.ratelimit.algorithm.Meter;
+import io.github.ratelimit.algorithm.LimitState;
+import io.github.ratelimit.algorithm.Transition;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStoreContractTests;
 
@@ -60,8 +61,8 @@ class InMemoryRateLimitStoreTests extends RateLimitStoreContractTests {
 					LimitSpec.builder().limit(5).window(Duration.ofMillis(1500)).algorithm(algorithm).burst(8).build());
 		}
 		for (LimitSpec spec : specs) {
-			Meter reference = Meter.create(spec);
-			long lifetime = Meter.lifetimeMicros(spec);
+			LimitState reference = LimitState.fresh(spec);
+			long lifetime = LimitState.lifetimeMicros(spec);
 			for (int step = 0; step < 3000; step++) {
 				long gap = switch (random.nextInt(10)) {
 					case 0 -> lifetime + random.nextInt(2_000_000);
@@ -73,10 +74,12 @@ class InMemoryRateLimitStoreTests extends RateLimitStoreContractTests {
 				long cost = 1 + random.nextInt(2);
 				if (random.nextInt(8) == 0) {
 					memory.refund("trace", spec.toString(), List.of(spec), cost);
-					reference.refund(spec, now, cost);
+					reference = reference.refund(spec, now, cost);
 					continue;
 				}
-				Decision expected = reference.tryAcquire(spec, now, cost, 500_000, true);
+				Transition next = reference.acquire(spec, now, cost, 500_000);
+				reference = next.next();
+				Decision expected = next.decision();
 				Decision actual = memory.decide("trace", spec.toString(), List.of(spec), cost, 500_000);
 				assertThat(actual).as("%s at step %d", spec, step).hasToString(expected.toString());
 			}
@@ -120,6 +123,48 @@ class InMemoryRateLimitStoreTests extends RateLimitStoreContractTests {
 			threads.shutdown();
 			assertThat(allowed.get()).as(algorithm.name()).isEqualTo(2000);
 		}
+	}
+
+	@Test
+	void concurrentDecisionsOnSeveralLimitsTakeAllOrNothing() throws Exception {
+		// Threads race to store their snapshot; the losers decide again on the winner's.
+		// A sliding log next to a fixed window that rejects first: no rejected request
+		// may leave an entry in the log, whichever states were dropped on the way.
+		LimitSpec log = LimitSpec.of(1000, Duration.ofMinutes(1), Algorithm.SLIDING_LOG);
+		LimitSpec fixed = LimitSpec.of(700, Duration.ofMinutes(10), Algorithm.FIXED_WINDOW);
+		List<LimitSpec> limits = List.of(log, fixed);
+		long windowStart = (START / 600_000_000L + 2) * 600_000_000L;
+		this.time.setMicros(windowStart);
+		AtomicLong allowed = new AtomicLong();
+		AtomicBoolean running = new AtomicBoolean(true);
+		ExecutorService threads = Executors.newFixedThreadPool(4);
+		List<Future<?>> deciders = new ArrayList<>();
+		for (int t = 0; t < 3; t++) {
+			deciders.add(threads.submit(() -> {
+				for (int i = 0; i < 400; i++) {
+					if (this.store.decide("both", "hot", limits, 1 + (i % 2)).allowed()) {
+						allowed.addAndGet(1 + (i % 2));
+					}
+				}
+			}));
+		}
+		Future<?> clock = threads.submit(() -> {
+			// New times keep the log appending to its shared buffer, within one window.
+			while (running.get() && this.time.nowMicros() < windowStart + 50_000_000L) {
+				this.time.advanceMicros(7);
+				Thread.onSpinWait();
+			}
+		});
+		for (Future<?> decider : deciders) {
+			decider.get(30, TimeUnit.SECONDS);
+		}
+		running.set(false);
+		clock.get(30, TimeUnit.SECONDS);
+		threads.shutdown();
+		assertThat(allowed.get()).isBetween(699L, 700L);
+		Decision both = this.store.peek("both", "hot", limits);
+		assertThat(both.limits()).extracting(Decision::remaining)
+			.containsExactly(1000 - allowed.get(), 700 - allowed.get());
 	}
 
 	@Test

@@ -13,10 +13,10 @@ import io.github.ratelimit.LimitSpec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link Meter#lifetimeMicros(LimitSpec)} bounds every state a decision, refund or peek
- * can leave behind: the in-memory store holds keys on that promise.
+ * {@link LimitState#lifetimeMicros(LimitSpec)} bounds every state a decision, refund or
+ * peek can leave behind: the in-memory store holds keys on that promise.
  */
-class MeterLifetimeTests {
+class LimitStateLifetimeTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
@@ -28,8 +28,8 @@ class MeterLifetimeTests {
 				LimitSpec.builder().limit(1000).window(Duration.ofMinutes(1)).algorithm(algorithm).burst(1).build(),
 				LimitSpec.builder().limit(9).window(Duration.ofSeconds(1)).algorithm(algorithm).segments(3).build());
 		for (LimitSpec spec : specs) {
-			Meter meter = Meter.create(spec);
-			long lifetime = Meter.lifetimeMicros(spec);
+			LimitState state = LimitState.fresh(spec);
+			long lifetime = LimitState.lifetimeMicros(spec);
 			long now = 1_800_000_000_123_457L;
 			for (int step = 0; step < 5000; step++) {
 				now += switch (random.nextInt(4)) {
@@ -38,14 +38,13 @@ class MeterLifetimeTests {
 					default -> random.nextLong(lifetime / spec.limit() + 2);
 				};
 				long cost = 1 + random.nextInt((int) Math.min(spec.capacity(), 5));
-				switch (random.nextInt(6)) {
-					case 0 -> meter.refund(spec, now, cost);
-					case 1 -> meter.peek(spec, now);
+				state = switch (random.nextInt(6)) {
+					case 0 -> state.refund(spec, now, cost);
+					case 1 -> state.peek(spec, now).next();
 					default ->
-						meter.tryAcquire(spec, now, cost, random.nextBoolean() ? Long.MAX_VALUE : lifetime / 2, true);
-				}
-				assertThat(meter.expiresAtMicros(spec)).as("%s at step %d", spec, step)
-					.isLessThanOrEqualTo(now + lifetime);
+						state.acquire(spec, now, cost, random.nextBoolean() ? Long.MAX_VALUE : lifetime / 2).next();
+				};
+				assertThat(state.expiresAtMicros()).as("%s at step %d", spec, step).isLessThanOrEqualTo(now + lifetime);
 			}
 		}
 	}

@@ -10,105 +10,114 @@ import io.github.ratelimit.LimitSpec;
  * {@link Algorithm#SLIDING_WINDOW}: counters for the current and the previous
  * epoch-aligned window, and the estimate {@code prev * (W - elapsed) / W + curr}.
  * Compared in exact integer arithmetic ({@code prev * (W - elapsed) + curr * W} against
- * {@code L * W}), so a retry-after computed here is allowed at exactly that time.
+ * {@code L * W}), so a retry-after computed here is allowed at exactly that time. A state
+ * of an earlier window is rolled forward where it is read, so nothing needs tidying.
  */
-final class SlidingWindowMeter extends Meter {
+final class SlidingWindowState extends LimitState {
 
-	private long window = Long.MIN_VALUE;
+	/** The window of the spec this state is for, part of its shape. */
+	private final long windowMicros;
 
-	private long current;
+	private final long window;
 
-	private long previous;
+	private final long current;
 
-	SlidingWindowMeter(LimitSpec spec) {
-		super(spec);
+	private final long previous;
+
+	SlidingWindowState(long windowMicros, long window, long current, long previous) {
+		this.windowMicros = windowMicros;
+		this.window = window;
+		this.current = current;
+		this.previous = previous;
 	}
 
 	@Override
-	public Algorithm algorithm() {
-		return Algorithm.SLIDING_WINDOW;
-	}
-
-	@Override
-	public Decision tryAcquire(LimitSpec spec, long now, long cost, long maxDelayMicros, boolean commit) {
+	public Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
 		long w = spec.windowMicros();
 		long index = Math.floorDiv(now, w);
-		roll(index);
+		long current = currentIn(index);
+		long previous = previousIn(index);
 		long elapsed = now - index * w;
 		long limit = spec.limit();
 		// Allowed iff previous * (w - elapsed) + (current + cost) * w <= limit * w.
 		// Permits left in this window's count after this request, -1 when none: cost is
 		// compared first, as limit - current - cost overflows for a huge cost on a count
 		// above a lowered limit.
-		long free = (cost <= limit - this.current) ? limit - this.current - cost : -1;
-		if (free >= 0 && fitsUnder(this.previous, w - elapsed, free, w)) {
-			if (commit) {
-				this.current += cost;
-			}
-			long curr = this.current + (commit ? 0 : cost);
-			long remaining = limit - curr - ceilDiv2(this.previous, w - elapsed, w);
-			return Decision.allowed(spec, remaining, 2 * w - elapsed, 0);
+		long free = (cost <= limit - current) ? limit - current - cost : -1;
+		if (free >= 0 && fitsUnder(previous, w - elapsed, free, w)) {
+			long remaining = limit - current - cost - ceilDiv2(previous, w - elapsed, w);
+			Decision allowed = Decision.allowed(spec, remaining, 2 * w - elapsed, 0);
+			return new Transition(allowed, new SlidingWindowState(w, index, current + cost, previous), this);
 		}
-		long remaining = limit - this.current - ceilDiv2(this.previous, w - elapsed, w);
+		long remaining = limit - current - ceilDiv2(previous, w - elapsed, w);
 		if (cost > limit) {
-			return Decision.rejected(spec, remaining, resetAfterMicros(spec, now), Decision.NEVER);
+			return Transition.rejected(Decision.rejected(spec, remaining, resetAfterMicros(spec, now), Decision.NEVER),
+					this);
 		}
 		long retryAfter;
-		long inThisWindow = (free >= 0) ? earliestElapsed(this.previous, free, w) : w;
+		long inThisWindow = (free >= 0) ? earliestElapsed(previous, free, w) : w;
 		if (inThisWindow < w) {
 			retryAfter = inThisWindow - elapsed;
 		}
 		else {
 			// Next window: this window's count becomes the previous one, weighted down.
-			retryAfter = (w - elapsed) + earliestElapsed(this.current, limit - cost, w);
+			retryAfter = (w - elapsed) + earliestElapsed(current, limit - cost, w);
 		}
-		return Decision.rejected(spec, remaining, resetAfterMicros(spec, now), retryAfter);
+		return Transition.rejected(Decision.rejected(spec, remaining, resetAfterMicros(spec, now), retryAfter), this);
 	}
 
 	@Override
-	public void refund(LimitSpec spec, long now, long cost) {
-		roll(Math.floorDiv(now, spec.windowMicros()));
-		long fromCurrent = Math.min(cost, this.current);
-		this.current -= fromCurrent;
-		this.previous = Math.max(0, this.previous - (cost - fromCurrent));
+	public LimitState refund(LimitSpec spec, long now, long cost) {
+		long index = Math.floorDiv(now, spec.windowMicros());
+		long current = currentIn(index);
+		long fromCurrent = Math.min(cost, current);
+		return new SlidingWindowState(this.windowMicros, index, current - fromCurrent,
+				Math.max(0, previousIn(index) - (cost - fromCurrent)));
 	}
 
 	@Override
 	long available(LimitSpec spec, long now) {
 		long w = spec.windowMicros();
 		long index = Math.floorDiv(now, w);
-		roll(index);
-		return Math.max(0, spec.limit() - this.current - ceilDiv2(this.previous, w - (now - index * w), w));
+		return Math.max(0, spec.limit() - currentIn(index) - ceilDiv2(previousIn(index), w - (now - index * w), w));
 	}
 
 	@Override
 	long resetAfterMicros(LimitSpec spec, long now) {
 		long w = spec.windowMicros();
 		long index = Math.floorDiv(now, w);
-		roll(index);
 		long untilNext = (index + 1) * w - now;
-		if (this.current > 0) {
+		if (currentIn(index) > 0) {
 			return untilNext + w;
 		}
-		return (this.previous > 0) ? untilNext : 0;
+		return (previousIn(index) > 0) ? untilNext : 0;
 	}
 
 	@Override
-	public long expiresAtMicros(LimitSpec spec) {
-		// A state rolled by a rejection but holding no count is as good as fresh.
+	public long expiresAtMicros() {
+		// A state holding no count is as good as fresh.
 		if (this.current > 0) {
-			return (this.window + 2) * spec.windowMicros();
+			return (this.window + 2) * this.windowMicros;
 		}
-		return (this.previous > 0) ? (this.window + 1) * spec.windowMicros() : Long.MIN_VALUE;
+		return (this.previous > 0) ? (this.window + 1) * this.windowMicros : Long.MIN_VALUE;
 	}
 
-	private void roll(long index) {
+	@Override
+	public boolean fits(LimitSpec spec) {
+		return spec.algorithm() == Algorithm.SLIDING_WINDOW && spec.windowMicros() == this.windowMicros;
+	}
+
+	/** This state's current count, rolled to the window {@code index}. */
+	private long currentIn(long index) {
+		return (index == this.window) ? this.current : 0;
+	}
+
+	/** This state's previous count, rolled to the window {@code index}. */
+	private long previousIn(long index) {
 		if (index == this.window) {
-			return;
+			return this.previous;
 		}
-		this.previous = (index == this.window + 1) ? this.current : 0;
-		this.current = 0;
-		this.window = index;
+		return (index == this.window + 1) ? this.current : 0;
 	}
 
 	/**

@@ -1,0 +1,161 @@
+package io.github.ratelimit.benchmarks;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Runs the sides of a comparison in rounds, alternating their order (A B, B A, A B, ...:
+ * with two sides, ABBA), so that each round is a pair measured under the same machine
+ * conditions, and records per round the throughput of every side and the CPU other
+ * processes used. A comparison's ratio is the median of the per-round ratios
+ * ({@link #measurements}), which a single disturbed trial cannot move much, where the
+ * ratio of two medians taken from different moments could.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+final class PairedTrials {
+
+	/**
+	 * One trial of one side.
+	 */
+	@FunctionalInterface
+	interface Trial {
+
+		/**
+		 * Runs one trial.
+		 * @param side the side's name
+		 * @return the throughput, and any further figures, of the trial
+		 * @throws Exception when the trial fails
+		 */
+		Figures run(String side) throws Exception;
+
+	}
+
+	/**
+	 * What one trial measured: {@code throughput} first, then optional figures such as
+	 * {@code p50} and {@code p99}.
+	 *
+	 * @param values metric name to value, throughput first
+	 */
+	record Figures(Map<String, Double> values) {
+
+		static Figures throughput(double opsPerSecond) {
+			return new Figures(Map.of("throughput", opsPerSecond));
+		}
+
+	}
+
+	private final Map<String, Map<String, double[]>> samples = new LinkedHashMap<>();
+
+	private final double[] otherCores;
+
+	private final double[] loadAverages;
+
+	private final String unit;
+
+	private PairedTrials(int rounds, String unit) {
+		this.unit = unit;
+		this.otherCores = new double[rounds];
+		this.loadAverages = new double[rounds];
+	}
+
+	/**
+	 * Runs {@code rounds} rounds of one trial per side.
+	 * @param sides the sides, ours first
+	 * @param rounds rounds (pairs)
+	 * @param load the machine load meter
+	 * @param unit the unit of throughput, e.g. {@code decisions/s}
+	 * @param trial the trial
+	 * @return the samples
+	 * @throws Exception when a trial fails
+	 */
+	static PairedTrials run(List<String> sides, int rounds, MachineLoad load, String unit, Trial trial)
+			throws Exception {
+		PairedTrials result = new PairedTrials(rounds, unit);
+		for (int round = 0; round < rounds; round++) {
+			List<String> order = new ArrayList<>(sides);
+			if (round % 2 == 1) {
+				Collections.reverse(order);
+			}
+			MachineLoad.Snapshot start = load.now();
+			for (String side : order) {
+				Figures figures = trial.run(side);
+				for (Map.Entry<String, Double> figure : figures.values().entrySet()) {
+					result.samples.computeIfAbsent(side, (k) -> new LinkedHashMap<>())
+						.computeIfAbsent(figure.getKey(), (k) -> new double[rounds])[round] = figure.getValue();
+				}
+			}
+			MachineLoad.Snapshot end = load.now();
+			result.otherCores[round] = end.otherCoresSince(start);
+			result.loadAverages[round] = Math.max(start.loadAverage(), end.loadAverage());
+		}
+		return result;
+	}
+
+	/**
+	 * Returns the samples of one side and metric, one per round.
+	 * @param side the side
+	 * @param metric the metric
+	 * @return the samples
+	 */
+	double[] samples(String side, String metric) {
+		return Objects.requireNonNull(Objects.requireNonNull(this.samples.get(side), side).get(metric),
+				side + " " + metric);
+	}
+
+	/**
+	 * Returns the measurements of a comparison between some of the sides: each side's
+	 * figures under its impl name, the per-round ratios ours / peer as metric
+	 * {@code pair-ratio} of each peer, and the machine's load per round (impl
+	 * {@code machine}: {@code other-cpu} in cores, {@code loadavg}).
+	 * @param comparison the comparison
+	 * @param variant the variant
+	 * @param impls side to impl name, ours first ({@code "ours"}), then the peers
+	 * @return the measurements
+	 */
+	List<Measurement> measurements(String comparison, String variant, Map<String, String> impls) {
+		List<Measurement> result = new ArrayList<>();
+		for (Map.Entry<String, String> side : impls.entrySet()) {
+			for (Map.Entry<String, double[]> metric : Objects.requireNonNull(this.samples.get(side.getKey()))
+				.entrySet()) {
+				result.add(Measurement.of(comparison, variant, side.getValue(), metric.getKey(), unit(metric.getKey()),
+						metric.getValue()));
+			}
+		}
+		String ours = impls.keySet().iterator().next();
+		for (Map.Entry<String, String> side : impls.entrySet()) {
+			if (!side.getKey().equals(ours)) {
+				result.add(Measurement.of(comparison, variant, side.getValue(), "pair-ratio", "ours/theirs",
+						pairRatios(ours, side.getKey())));
+			}
+		}
+		result.add(Measurement.of(comparison, variant, "machine", "other-cpu", "cores", this.otherCores));
+		result.add(Measurement.of(comparison, variant, "machine", "loadavg", "", this.loadAverages));
+		return result;
+	}
+
+	/**
+	 * Returns the throughput of {@code ours} / {@code peer}, one ratio per round.
+	 * @param ours the numerator's side
+	 * @param peer the denominator's side
+	 * @return the ratios
+	 */
+	double[] pairRatios(String ours, String peer) {
+		double[] numerators = samples(ours, "throughput");
+		double[] denominators = samples(peer, "throughput");
+		double[] ratios = new double[numerators.length];
+		for (int i = 0; i < ratios.length; i++) {
+			ratios[i] = numerators[i] / denominators[i];
+		}
+		return ratios;
+	}
+
+	private String unit(String metric) {
+		return metric.equals("throughput") ? this.unit : "ms";
+	}
+
+}
