@@ -1,6 +1,9 @@
 package io.github.ratelimit.store;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.LimitSpec;
 
@@ -28,6 +31,28 @@ public final class StoreArguments {
 		if (cost < 1) {
 			throw new IllegalArgumentException(
 					"cost must be at least 1 but was " + cost + " (bucket '" + bucket + "')");
+		}
+	}
+
+	/**
+	 * Checks the arguments of an asynchronous decision, which reports bad input through
+	 * the stage it returns rather than by throwing.
+	 * @param <T> the stage's result type
+	 * @param bucket the bucket name
+	 * @param key the key
+	 * @param limits the limits
+	 * @param cost the cost
+	 * @return a stage failed with the {@link IllegalArgumentException} naming the first
+	 * bad argument, or {@code null} when the arguments are good
+	 */
+	public static <T> @Nullable CompletableFuture<T> failedIfInvalid(String bucket, String key, List<LimitSpec> limits,
+			long cost) {
+		try {
+			check(bucket, key, limits, cost);
+			return null;
+		}
+		catch (IllegalArgumentException ex) {
+			return CompletableFuture.failedFuture(ex);
 		}
 	}
 

@@ -250,11 +250,9 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	@Override
 	public CompletionStage<Decision> decideAsync(String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros) {
-		try {
-			StoreArguments.check(bucket, key, limits, cost);
-		}
-		catch (IllegalArgumentException ex) {
-			return CompletableFuture.failedFuture(ex);
+		CompletableFuture<Decision> invalid = StoreArguments.failedIfInvalid(bucket, key, limits, cost);
+		if (invalid != null) {
+			return invalid;
 		}
 		Decision known = answerLocally(bucket, key, limits, cost, maxDelayMicros);
 		if (known != null) {

@@ -332,11 +332,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	@Override
 	public CompletionStage<Decision> decideAsync(String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros) {
-		try {
-			StoreArguments.check(bucket, key, limits, cost);
-		}
-		catch (IllegalArgumentException ex) {
-			return CompletableFuture.failedFuture(ex);
+		CompletableFuture<Decision> invalid = StoreArguments.failedIfInvalid(bucket, key, limits, cost);
+		if (invalid != null) {
+			return invalid;
 		}
 		if (this.coalescer != null) {
 			// Completes within twice the longest wait: the call in flight, then its own.

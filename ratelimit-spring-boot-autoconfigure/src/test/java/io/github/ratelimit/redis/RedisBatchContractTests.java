@@ -36,7 +36,13 @@ class RedisBatchContractTests extends RateLimitStoreContractTests {
 
 	@AfterAll
 	static void disconnect() {
+		closeSharedStores();
 		client.shutdown();
+	}
+
+	@Override
+	protected boolean sharesStoreAcrossTests() {
+		return true;
 	}
 
 	@Override
