@@ -1,20 +1,11 @@
 package io.github.ratelimit.redis;
 
-import java.time.Duration;
 import java.util.List;
-
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.ManualTimeSource;
 import io.github.ratelimit.store.RateLimitStore;
-import io.github.ratelimit.store.RateLimitStoreContractTests;
-import io.github.ratelimit.testsupport.redis.RedisServerExtension;
 
 /**
  * The contract suite with every decision sent through the script's batch operation, as a
@@ -22,34 +13,11 @@ import io.github.ratelimit.testsupport.redis.RedisServerExtension;
  * ({@link RedisRateLimitStoreTests} runs the suite on the store as built, which coalesces
  * concurrent decisions.)
  */
-class RedisBatchContractTests extends RateLimitStoreContractTests {
-
-	@RegisterExtension
-	static final RedisServerExtension redis = RedisServerExtension.standalone();
-
-	private static RedisClient client;
-
-	@BeforeAll
-	static void connect() {
-		client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
-	}
-
-	@AfterAll
-	static void disconnect() {
-		closeSharedStores();
-		client.shutdown();
-	}
-
-	@Override
-	protected boolean sharesStoreAcrossTests() {
-		return true;
-	}
+class RedisBatchContractTests extends RedisRateLimitStoreTests {
 
 	@Override
 	protected RateLimitStore createStore(ManualTimeSource time) {
-		RedisRateLimitStore store = ContractSuiteStores
-			.onSuiteClock(RedisRateLimitStore.builder(client).connectTimeout(Duration.ofSeconds(30)), time);
-		return new BatchOfOne(store);
+		return new BatchOfOne((RedisRateLimitStore) super.createStore(time));
 	}
 
 	/**
