@@ -3,7 +3,6 @@ package io.github.ratelimit.store.memory;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ThreadLocalRandom;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -146,14 +145,17 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	/**
 	 * Reads a key's state without telling the map about every use: a use recorded by the
 	 * map wakes its housekeeping thread every few reads, which costs more than the
-	 * decision. A sample of one use in {@value #USE_SAMPLE} still tells the eviction
-	 * policy which keys are busy.
+	 * decision. One use in {@value #USE_SAMPLE}, counted per key (the first one included,
+	 * so a new busy key weighs more than a one-off key at once; a random sample sometimes
+	 * let a flood of one-off keys evict it), still tells the eviction policy which keys
+	 * are busy.
 	 */
 	private @Nullable KeyState lookUp(StateKey id) {
-		if (ThreadLocalRandom.current().nextInt(USE_SAMPLE) == 0) {
-			return this.states.getIfPresent(id);
+		KeyState state = this.policy.getIfPresentQuietly(id);
+		if (state != null && state.countUse() % USE_SAMPLE == 0) {
+			this.states.getIfPresent(id);
 		}
-		return this.policy.getIfPresentQuietly(id);
+		return state;
 	}
 
 	@Override

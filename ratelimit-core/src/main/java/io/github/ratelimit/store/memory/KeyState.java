@@ -44,6 +44,20 @@ final class KeyState {
 	private volatile KeySnapshot snapshot = KeySnapshot.EMPTY;
 
 	/**
+	 * Uses of the key read without telling the map; racy on purpose (a lost count only
+	 * moves which use the map is told of).
+	 */
+	private int uses;
+
+	/**
+	 * Counts a use of the key read from the map.
+	 * @return the uses counted before this one
+	 */
+	int countUse() {
+		return this.uses++;
+	}
+
+	/**
 	 * Decides on a state read from the map, unless that needs the map.
 	 * @return the decision, or {@code null} when the caller must decide inside the map's
 	 * compute instead
