@@ -16,7 +16,7 @@
 # then `P99_ADDED_MS <comparison>-<variant>[-<peer>] <ms>` (p99 latency a limiter adds over the
 # unlimited app) and `BYTES` for Redis memory per key.
 #
-# Takes about 30 minutes on 2 cores; --quick about 12 minutes (shorter trials, fewer rounds; aimed
+# Takes about 30 minutes on 2 cores; --quick about 17 minutes (shorter trials, fewer rounds; aimed
 # at two quick runs on a quiet machine agreeing within 15% on every headline ratio).
 #
 #   --busy-cores=C   other processes' CPU (cores) above which a round counts as busy
@@ -96,8 +96,8 @@ await_listen() {
 
 # --trials: rounds (pairs); a ratio is the median of the rounds' ratios.
 if $quick; then
-  redis_trials=(--trial=1s --trials=7 --warmup=2s --count=1s)
-  http_trials=(--trial=1s --trials=7 --warmup=10s)
+  redis_trials=(--trial=1s --trials=11 --warmup=2s --count=1s)
+  http_trials=(--trial=1s --trials=11 --warmup=10s)
 else
   redis_trials=(--trial=2s --trials=11 --warmup=5s --count=2s)
   http_trials=(--trial=2s --trials=11 --warmup=15s)

@@ -6,18 +6,20 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * The ratios of one run: per comparison variant, the median of the per-pair ratios ours /
  * theirs with their range, and the machine's load while it ran; per comparison, a
- * headline, its lowest variant.
+ * headline: the lowest of the variants its goal is about ({@link #HEADLINE_VARIANTS}; the
+ * others are shown, not headlined).
  * <p>
  * A variant is <em>busy</em> when, in at least half of its pairs, processes outside the
  * benchmark used more than {@code busyCores} of CPU: the median pair was then measured on
- * a machine it did not have to itself. A headline is invalid when any of its variants is
- * busy, since the lowest variant cannot be told then.
+ * a machine it did not have to itself. A headline is invalid when any of its headlined
+ * variants is busy, since the lowest cannot be told then.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -45,12 +47,20 @@ final class Ratios {
 		GOALS.put("http-vs-bucket4j-starter-100k", 1.0);
 	}
 
+	/**
+	 * The variants a comparison's goal is about, where not all: the in-memory goals are
+	 * about one key (the 100,000-key variants show what a bounded, expiring map costs, a
+	 * different question, with a spread of their own).
+	 */
+	static final Map<String, Predicate<String>> HEADLINE_VARIANTS = Map.of("memory-vs-bucket4j-local",
+			(variant) -> variant.contains("-1key-"), "memory-vs-resilience4j", (variant) -> variant.contains("-1key-"));
+
 	private Ratios() {
 	}
 
 	/**
-	 * Ours against each peer for every throughput variant, plus a headline (the lowest)
-	 * per comparison, headline first.
+	 * Ours against each peer for every throughput variant, plus a headline (the lowest of
+	 * the variants its goal is about) per comparison, headline first.
 	 * @param measurements the run's measurements
 	 * @param busyCores other processes' CPU above which a pair counts as busy
 	 * @return the ratios
@@ -91,7 +101,11 @@ final class Ratios {
 			}
 			Ratio lowest = null;
 			boolean busy = false;
+			Predicate<String> headlined = HEADLINE_VARIANTS.getOrDefault(comparison, (variant) -> true);
 			for (Ratio ratio : variants) {
+				if (!headlined.test(ratio.variant)) {
+					continue;
+				}
 				busy |= ratio.busy;
 				if (lowest == null || ratio.value() < lowest.value()) {
 					lowest = ratio;

@@ -17,9 +17,9 @@ import java.util.Optional;
  * {@code RATIO <name> <value>} line per comparison on standard output, and
  * {@code docs/throughput.svg}.
  * <p>
- * A comparison's ratio is ours / theirs of the medians; where a comparison has several
- * variants (threads, keys, concurrency, outcome) the line quotes the lowest, and the
- * table shows each.
+ * A comparison's ratio is the median of its per-round ratios ours / theirs; where a
+ * comparison has several variants (threads, keys, concurrency, outcome) the line quotes
+ * the lowest of those its goal is about ({@link Ratios}), and the table shows each.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -121,13 +121,14 @@ final class Report {
 		md.append("## Ratios\n\n")
 			.append("Each comparison runs in rounds of one trial per side, the order alternating between rounds ")
 			.append("(A B, B A, ...); a ratio is the **median of the per-round ratios** ours / theirs, and its ")
-			.append("range is the smallest and largest per-round ratio. The headline of a comparison is its lowest ")
-			.append("variant. `other CPU`: cores that processes outside the benchmark (not its JVMs, JMH forks, ")
+			.append("range is the smallest and largest per-round ratio. The headline of a comparison is the lowest ")
+			.append("of the variants its goal is about (all but the in-memory 100,000-key variants, shown below: the ")
+			.append("in-memory goals are about one key). `other CPU`: cores that processes outside the benchmark (not its JVMs, JMH forks, ")
 			.append("redis-server or apps) kept busy during a round, from `/proc`: median over the rounds (largest). ")
 			.append(String.format(Locale.ROOT,
 					"A variant is **INVALID** (busy) when they used more than %.2f cores in at least half of its ",
 					busyCores))
-			.append("rounds; a headline is invalid when any of its variants is.\n\n");
+			.append("rounds; a headline is invalid when any of the variants it is the lowest of is.\n\n");
 		md.append("| comparison | headline | range | goal | met | worst variant | other CPU |\n")
 			.append("|---|---|---|---|---|---|---|\n");
 		for (Ratios.Ratio ratio : ratios) {

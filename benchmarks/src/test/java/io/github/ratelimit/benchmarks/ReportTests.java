@@ -7,8 +7,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A ratio is the median of the per-pair ratios, the headline is the worst variant, and a
- * ratio measured on a busy machine is marked invalid.
+ * A ratio is the median of the per-pair ratios, the headline is the worst variant its
+ * goal is about, and a ratio measured on a busy machine is marked invalid.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -31,6 +31,27 @@ class ReportTests {
 			assertThat(headline.range()).isEqualTo("unpaired");
 		});
 		assertThat(ratios).filteredOn((ratio) -> !ratio.headline()).hasSize(2);
+	}
+
+	@Test
+	void inMemoryHeadlineIsTheLowestOneKeyVariant() {
+		String memory = "memory-vs-bucket4j-local";
+		List<Measurement> measurements = List.of(
+				Measurement.of(memory, "t1-1key-allow", "ours", "throughput", "decisions/s", new double[] { 90 }),
+				Measurement.of(memory, "t1-1key-allow", "bucket4j", "throughput", "decisions/s", new double[] { 100 }),
+				Measurement.of(memory, "t2-1key-reject", "ours", "throughput", "decisions/s", new double[] { 80 }),
+				Measurement.of(memory, "t2-1key-reject", "bucket4j", "throughput", "decisions/s", new double[] { 100 }),
+				Measurement.of(memory, "t2-100k-reject", "ours", "throughput", "decisions/s", new double[] { 10 }),
+				Measurement.of(memory, "t2-100k-reject", "bucket4j", "throughput", "decisions/s",
+						new double[] { 100 }));
+		List<Ratios.Ratio> ratios = Ratios.of(measurements, Ratios.DEFAULT_BUSY_CORES);
+		assertThat(ratios).filteredOn(Ratios.Ratio::headline).singleElement().satisfies((headline) -> {
+			assertThat(headline.variant()).isEqualTo("t2-1key-reject");
+			assertThat(headline.value()).isEqualTo(0.8);
+		});
+		assertThat(ratios).filteredOn((ratio) -> !ratio.headline())
+			.extracting(Ratios.Ratio::variant)
+			.containsExactly("t1-1key-allow", "t2-1key-reject", "t2-100k-reject");
 	}
 
 	@Test
