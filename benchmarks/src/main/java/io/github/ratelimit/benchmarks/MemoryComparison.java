@@ -39,10 +39,9 @@ final class MemoryComparison {
 
 	static void main(Options options) throws Exception {
 		boolean quick = options.quick();
-		// Forks of one JVM differ more than iterations within one, so rounds are what
-		// steady a median: the one-key variants, which the goals are about, get as many
-		// in
-		// a quick run as in a full one.
+		// Forks differ more than iterations within one, so rounds are what steady a
+		// median: the one-key variants (the goals) get as many in a quick run as in a
+		// full one.
 		int rounds = options.intValue("rounds", 5);
 		int roundsOn100k = options.intValue("rounds", quick ? 3 : 5);
 		List<String> impls = List.of(options.value("impls", "ours,bucket4j,resilience4j").split(","));
