@@ -3,11 +3,15 @@
 -- ARGV      ARGV[arg + 1] burst, ARGV[arg + 2] emission interval in ns.
 -- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost,
 --           now (µs), max_delay, ttl_slack, commit, floor/max/min; written (key -> the backlog in ns
---           this call leaves, which rate_limit.lua stores after the call's last decision).
+--           this call leaves, which rate_limit.lua stores after the call's last decision); at_once (how many
+--           requests this decision may take: what is left of a batch's run of identical ones, this one
+--           included, when the call has one limit; else 1).
 -- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
 --           With commit the permits are taken when allowed; a rejection writes nothing (a bucket
 --           whose backlog exceeds a lowered capacity stores the cut backlog). Refund and reset set nothing.
+--           A committed decision with at_once > 1 takes, at once, as many of the run as one after
+--           another would be allowed: it sets admitted (their number) and base (the backlog before them).
 -- Mirrors   io.github.ratelimit.algorithm.BucketState.java
 
 -- Token bucket, GCRA and leaky bucket are one function over one integer: the time,
@@ -53,11 +57,22 @@ elseif op ~= 'r' or not shaping then
     available = floor((capacity - backlog) / interval)
     reset_now = -floor(-backlog / 1000)
     if cost <= burst and cost * interval <= capacity - backlog and not (bound and reset_now > bound) then
-      local after = backlog + cost * interval
+      local step = cost * interval
+      if commit and at_once > 1 then
+        -- Each of the run adds step to the backlog, and is allowed while its step still fits and,
+        -- shaping, its delay ceil(backlog / 1000) stays within the bound, that is backlog <= bound * 1000:
+        -- how many are is a quotient. (A bound * 1000 at or above the capacity bounds nothing, and is
+        -- not formed exactly when it is beyond 2^53.)
+        admitted, base = min(at_once, floor((capacity - backlog - step) / step) + 1), backlog
+        if bound and bound * 1000 < capacity then
+          admitted = min(admitted, floor((bound * 1000 - backlog) / step) + 1)
+        end
+      end
+      local after = backlog + step
       allowed, retry, reset_after = 1, 0, -floor(-after / 1000)
       delay = shaping and reset_now or 0
       if commit then
-        ahead = after
+        ahead = backlog + admitted * step
       end
     else
       allowed, retry, delay, reset_after = 0, -1, 0, reset_now

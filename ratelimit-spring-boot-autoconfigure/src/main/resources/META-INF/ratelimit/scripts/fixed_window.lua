@@ -2,11 +2,15 @@
 -- KEYS      key: hash {w = window index, c = count}; expires at the end of the window.
 -- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] window in µs.
 -- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost,
---           now (µs), max_delay, ttl_slack, commit, floor/max/min.
+--           now (µs), max_delay, ttl_slack, commit, floor/max/min; at_once (how many requests this
+--           decision may take: what is left of a batch's run of identical ones, this one included, when
+--           the call has one limit; else 1).
 -- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
 --           With commit the permits are taken when allowed; a rejection writes nothing (a bucket
 --           whose backlog exceeds a lowered capacity stores the cut backlog). Refund and reset set nothing.
+--           A committed decision with at_once > 1 takes, at once, as many of the run as one after
+--           another would be allowed: it sets admitted (their number) and base (the count before them).
 -- Mirrors   io.github.ratelimit.algorithm.FixedWindowState.java
 
 local limit, window = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
@@ -28,12 +32,16 @@ else
     reset_now = (used > 0) and until_next or 0
     -- cost <= limit - used: used may exceed a lowered limit, and cost may be rounded.
     if cost <= limit - used then
+      if commit and at_once > 1 then
+        -- Each of the run is allowed while its cost still fits.
+        admitted, base = min(at_once, floor((limit - used) / cost)), used
+      end
       allowed, retry, reset_after = 1, 0, until_next
       if commit and used > 0 then
         -- The key already expires at the window's end.
-        redis.call('HINCRBY', key, 'c', cost)
+        redis.call('HINCRBY', key, 'c', admitted * cost)
       elseif commit then
-        redis.call('HSET', key, 'w', index, 'c', cost)
+        redis.call('HSET', key, 'w', index, 'c', admitted * cost)
         redis.call('PEXPIRE', key, max(1, -floor(-until_next / 1000)) + ttl_slack)
       end
     else

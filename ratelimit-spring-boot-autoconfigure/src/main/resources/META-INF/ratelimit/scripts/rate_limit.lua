@@ -27,12 +27,18 @@
 --             now in µs since the epoch (unset: Redis TIME; set by tests and time-source=local)
 --             ms added to every TTL (set only by tests, whose manual clock runs ahead of Redis's)
 --           For b all three are sent ("" when unset; the delay bound is the requests' own, below), then
---           for each of the n decisions in order: its cost, and its longest leaky bucket delay ("" = none).
+--           the n decisions in order, as runs of identical ones: each run its number of requests, their
+--           cost, and their longest leaky bucket delay ("" = none).
 -- Returns   d, p: per limit { allowed 0|1, remaining, reset_after µs, delay µs if allowed else
 --                             retry_after µs (-1 = never) }
 --           r, x: {}
---           b: the replies of the n decisions one after another, each as d would reply it: the decisions
---              see one now and each other's permits, exactly as n calls of d at that instant would.
+--           b: per run, { admitted k, records m, base } then m replies as d would reply them, then, if k
+--              is less than the run, the reply of its first rejection, which every request after it in
+--              the run gets too (a rejection changes nothing, so the next identical request sees what it
+--              saw). The decisions see one now and each other's permits, exactly as n calls of d at that
+--              instant would. m < k when one limit alone took m's last and the k - m after it at once
+--              (bucket.lua, fixed_window.lua): base is then that limit's state before them (the backlog
+--              in ns; the count), from which each one's reply follows (RedisBatchReply).
 -- Exactness: every limit, burst, window, interval and count is an integer below 2^53, exact in Lua's
 -- doubles (LimitSpec bounds them), and so is floor(a / b) of two of them: a correctly rounded quotient
 -- never crosses an integer. A cost may be larger and rounded, but every comparison is written as
@@ -50,7 +56,7 @@
 local op = ARGV[1]
 local cost = tonumber(ARGV[2])
 local count = #KEYS
--- A batch is n decisions, each with its own cost and delay bound, read before each one.
+-- A batch is n decisions in runs of identical ones, each run's count, cost and delay bound read before it.
 local batch = op == 'b'
 local requests = 1
 if batch then
@@ -81,63 +87,85 @@ local floor, max, min = math.floor, math.max, math.min
 
 -- Decide and peek reply 4 values per limit (sized for one limit here: growing a table costs).
 local reply = (op == 'd' or op == 'p') and { 0, 0, 0, 0 } or {}
--- Where the next request's arguments (b) and reply (b, d, p) start.
+-- Where the next run's arguments (b) and the next reply (b, d, p) start.
 local request_arg, out = arg + 3, 0
 -- The backlog (ns) each token bucket, GCRA and leaky bucket key is left with (bucket.lua), stored
 -- after the last decision: a batch writes each key once.
 local written = {}
-for _ = 1, requests do
+-- identical: the requests of the run not yet decided (a call of d, p, r or x is a run of one);
+-- admitted: how many of them one decision took at once, base: that limit's state before them.
+local identical, admitted, base = 1, 1, 0
+while requests > 0 do
+  local head = out
   if batch then
-    cost, max_delay = tonumber(ARGV[request_arg]), tonumber(ARGV[request_arg + 1])
-    request_arg = request_arg + 2
+    identical, cost, max_delay = tonumber(ARGV[request_arg]), tonumber(ARGV[request_arg + 1]),
+      tonumber(ARGV[request_arg + 2])
+    request_arg, out, base = request_arg + 3, out + 3, 0
   end
-  -- One limit decides and commits in one pass (a rejection changes nothing); several are all checked in
-  -- a first pass, and committed in a second only if all allow. (The Java twins return each limit's next
-  -- state, which the in-memory store keeps only if all allow; a script cannot hold a state without
-  -- writing it, so it decides twice.)
-  local commit = op == 'd' and count == 1
-  for _ = 1, 2 do
-    local all_allowed = true
-    arg = 3
-    for i = 1, count do
-      local key, code = KEYS[i], ARGV[arg]
-      -- Decide and peek set: allowed (0|1), permits available now, retry_after (-1 never), delay,
-      -- reset_after now, reset_after once this request is committed. With commit the permits are taken
-      -- when allowed; a rejected request changes nothing. Refund and reset set nothing.
-      local allowed, available, retry, delay, reset_now, reset_after
+  requests = requests - identical
+  local taken, records = 0, 0
+  while identical > 0 do
+    admitted = 1
+    -- One limit decides and commits in one pass (a rejection changes nothing); several are all checked
+    -- in a first pass, and committed in a second only if all allow. (The Java twins return each limit's
+    -- next state, which the in-memory store keeps only if all allow; a script cannot hold a state
+    -- without writing it, so it decides twice.)
+    local commit = op == 'd' and count == 1
+    -- A limit deciding alone may take the run's identical requests at once (bucket.lua, fixed_window.lua).
+    local at_once = commit and identical or 1
+    local all_allowed
+    for _ = 1, 2 do
+      all_allowed = true
+      arg = 3
+      for i = 1, count do
+        local key, code = KEYS[i], ARGV[arg]
+        -- Decide and peek set: allowed (0|1), permits available now, retry_after (-1 never), delay,
+        -- reset_after now, reset_after once this request is committed. With commit the permits are
+        -- taken when allowed; a rejected request changes nothing. Refund and reset set nothing.
+        local allowed, available, retry, delay, reset_now, reset_after
 
-      if code == 'tb' or code == 'gcra' or code == 'lb' then
-        --+ bucket.lua
-      elseif code == 'fw' then
-        --+ fixed_window.lua
-      elseif code == 'swc' then
-        --+ sliding_window_counter.lua
-      elseif code == 'sw' then
-        --+ sliding_window.lua
-      else -- sl
-        --+ sliding_log.lua
-      end
+        if code == 'tb' or code == 'gcra' or code == 'lb' then
+          --+ bucket.lua
+        elseif code == 'fw' then
+          --+ fixed_window.lua
+        elseif code == 'swc' then
+          --+ sliding_window_counter.lua
+        elseif code == 'sw' then
+          --+ sliding_window.lua
+        else -- sl
+          --+ sliding_log.lua
+        end
 
-      arg = arg + ((code == 'swc') and 4 or 3)
-      -- Decide and peek: allowed, remaining, reset_after, then the delay or the retry_after.
-      if allowed then
-        local at = out + 4 * i - 4
-        if allowed == 0 then
-          all_allowed = false
-          reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 0, max(0, available), reset_now, retry
-        elseif op == 'd' then
-          reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available - cost), reset_after, delay
-        else
-          reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available), reset_now, 0
+        arg = arg + ((code == 'swc') and 4 or 3)
+        -- Decide and peek: allowed, remaining, reset_after, then the delay or the retry_after.
+        if allowed then
+          local at = out + 4 * i - 4
+          if allowed == 0 then
+            all_allowed = false
+            reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 0, max(0, available), reset_now, retry
+          elseif op == 'd' then
+            reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available - cost), reset_after,
+              delay
+          else
+            reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available), reset_now, 0
+          end
         end
       end
+      if commit or op ~= 'd' or not all_allowed then
+        break
+      end
+      commit = true
     end
-    if commit or op ~= 'd' or not all_allowed then
+    out = out + 4 * count
+    -- The rest of the run would be rejected alike: its reply stands for them all.
+    if not all_allowed then
       break
     end
-    commit = true
+    taken, records, identical = taken + admitted, records + 1, identical - admitted
   end
-  out = out + 4 * count
+  if batch then
+    reply[head + 1], reply[head + 2], reply[head + 3] = taken, records, base
+  end
 end
 -- A bucket's state is the time it is full again, "<µs><3 digits of ns>", and expires then.
 for key, ahead in pairs(written) do

@@ -161,16 +161,20 @@ final class DecisionCoalescer {
 	 * the permits it was given go back.
 	 */
 	private void deliver(LaneKey lane, List<Request> batch, List<Object> reply) {
+		List<Decision> decisions;
+		try {
+			decisions = this.script.decisions(reply, batch, lane.limits);
+		}
+		catch (RuntimeException ex) {
+			RuntimeException failure = this.script.failure(ex);
+			for (Request request : batch) {
+				request.completeExceptionally(failure);
+			}
+			return;
+		}
 		for (int i = 0; i < batch.size(); i++) {
 			Request request = batch.get(i);
-			Decision decision;
-			try {
-				decision = this.script.decision(reply, i, batch.size(), lane.limits);
-			}
-			catch (RuntimeException ex) {
-				request.completeExceptionally(this.script.failure(ex));
-				continue;
-			}
+			Decision decision = decisions.get(i);
 			if (!request.complete(decision) && decision.allowed()) {
 				this.script.giveBack(lane, request.cost);
 			}
@@ -195,14 +199,13 @@ final class DecisionCoalescer {
 				Consumer<List<Object>> lateReply);
 
 		/**
-		 * Reads one request's decision from a reply.
+		 * Reads each request's decision from a reply.
 		 * @param reply the reply
-		 * @param request the request's place in the batch
-		 * @param requests the batch's size
+		 * @param batch the requests, in the order sent
 		 * @param limits the limits
-		 * @return the decision
+		 * @return the decisions, in the batch's order
 		 */
-		Decision decision(List<Object> reply, int request, int requests, List<LimitSpec> limits);
+		List<Decision> decisions(List<Object> reply, List<Request> batch, List<LimitSpec> limits);
 
 		/**
 		 * Says why a call failed, as the store reports it.

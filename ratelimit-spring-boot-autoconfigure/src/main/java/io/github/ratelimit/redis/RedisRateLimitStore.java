@@ -92,8 +92,6 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private static final int FIXED_ARGS = 2;
 
-	private static final int REPLY_PER_LIMIT = 4;
-
 	/** The optional arguments a batch always sends: delay bound, now, TTL slack. */
 	private static final int BATCH_OPTIONAL_ARGS = 3;
 
@@ -364,11 +362,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		List<Object> reply = await(
 				runBatch(new DecisionCoalescer.LaneKey(bucket, key, limits), batch, false, (late) -> {
 				}));
-		List<Decision> decisions = new ArrayList<>(batch.size());
-		for (int i = 0; i < batch.size(); i++) {
-			decisions.add(toDecision(reply, i, batch.size(), limits));
-		}
-		return decisions;
+		return RedisBatchReply.batch(reply, batch, limits);
 	}
 
 	@Override
@@ -456,20 +450,27 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	/**
 	 * Sends a batch of decisions as one call of operation {@code b} (see the header of
-	 * {@code rate_limit.lua}): the three optional arguments always, then each request's
-	 * cost and delay bound.
+	 * {@code rate_limit.lua}): the three optional arguments always, then the requests as
+	 * runs of identical ones, each its length, cost and delay bound.
 	 */
 	private CompletableFuture<List<Object>> runBatch(DecisionCoalescer.LaneKey lane,
 			List<DecisionCoalescer.Request> batch, boolean async, Consumer<List<Object>> lateReply) {
-		String[] args = arguments("b", Integer.toString(batch.size()), lane.limits(), BATCH_OPTIONAL_ARGS,
-				2 * batch.size());
-		int at = args.length - BATCH_OPTIONAL_ARGS - 2 * batch.size();
+		int runs = 0;
+		for (int first = 0; first < batch.size(); first += RedisBatchReply.runLength(batch, first)) {
+			runs++;
+		}
+		String[] args = arguments("b", Integer.toString(batch.size()), lane.limits(), BATCH_OPTIONAL_ARGS, 3 * runs);
+		int at = args.length - BATCH_OPTIONAL_ARGS - 3 * runs;
 		args[at++] = UNSET;
 		args[at++] = (this.timeSource != null) ? Long.toString(this.timeSource.nowMicros()) : UNSET;
 		args[at++] = (this.expirySlackMillis != null) ? this.expirySlackMillis : UNSET;
-		for (DecisionCoalescer.Request request : batch) {
+		for (int first = 0; first < batch.size();) {
+			int run = RedisBatchReply.runLength(batch, first);
+			DecisionCoalescer.Request request = batch.get(first);
+			args[at++] = Integer.toString(run);
 			args[at++] = Long.toString(request.cost);
 			args[at++] = (request.maxDelayMicros == NO_MAX_DELAY) ? UNSET : Long.toString(request.maxDelayMicros);
+			first += run;
 		}
 		String[] keys = this.keys.keys(lane.bucket(), lane.key(), lane.limits());
 		return async ? this.runner.runAsync(keys, args, lateReply) : this.runner.run(keys, args, lateReply);
@@ -565,27 +566,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	private static Decision toDecision(List<Object> reply, List<LimitSpec> limits) {
-		return toDecision(reply, 0, 1, limits);
-	}
-
-	/**
-	 * Reads the decision of the {@code request}th of {@code requests} decisions replied
-	 * together.
-	 */
-	private static Decision toDecision(List<Object> reply, int request, int requests, List<LimitSpec> limits) {
-		if (reply.size() != REPLY_PER_LIMIT * limits.size() * requests) {
-			throw new RateLimitStoreException("Unexpected reply from " + RedisRateLimitScript.LOCATION + ": " + reply,
-					new IllegalStateException("reply size " + reply.size()), false);
-		}
-		int offset = REPLY_PER_LIMIT * limits.size() * request;
-		if (limits.size() == 1) {
-			return decision(reply, offset, limits.get(0));
-		}
-		List<Decision> decisions = new ArrayList<>(limits.size());
-		for (int i = 0; i < limits.size(); i++) {
-			decisions.add(decision(reply, offset + REPLY_PER_LIMIT * i, limits.get(i)));
-		}
-		return Decision.combine(decisions);
+		return RedisBatchReply.single(reply, limits);
 	}
 
 	/**
@@ -606,8 +587,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 
 		@Override
-		public Decision decision(List<Object> reply, int request, int requests, List<LimitSpec> limits) {
-			return toDecision(reply, request, requests, limits);
+		public List<Decision> decisions(List<Object> reply, List<DecisionCoalescer.Request> batch,
+				List<LimitSpec> limits) {
+			return (batch.size() == 1) ? List.of(toDecision(reply, limits))
+					: RedisBatchReply.batch(reply, batch, limits);
 		}
 
 		@Override
@@ -625,18 +608,6 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			}
 		}
 
-	}
-
-	private static Decision decision(List<Object> reply, int offset, LimitSpec spec) {
-		boolean allowed = ((Long) reply.get(offset)) == 1L;
-		long remaining = (Long) reply.get(offset + 1);
-		long resetAfter = (Long) reply.get(offset + 2);
-		// The delay when allowed, the retry-after (-1 = never) when rejected.
-		long wait = (Long) reply.get(offset + 3);
-		if (allowed) {
-			return Decision.allowed(spec, remaining, resetAfter, wait);
-		}
-		return Decision.rejected(spec, remaining, resetAfter, (wait < 0) ? Decision.NEVER : wait);
 	}
 
 	/**

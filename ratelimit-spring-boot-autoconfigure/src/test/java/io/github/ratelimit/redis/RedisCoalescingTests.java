@@ -2,6 +2,7 @@ package io.github.ratelimit.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -97,6 +98,26 @@ class RedisCoalescingTests {
 	@ParameterizedTest
 	@ValueSource(ints = { 1, 2, 3, 4 })
 	void aBatchDecidesAsOneCallPerRequestWould(int seed) {
+		decidesAsOneCallPerRequestWould(seed, false);
+	}
+
+	/**
+	 * As {@link #aBatchDecidesAsOneCallPerRequestWould}, with batches made of runs of
+	 * identical requests (the same cost and delay bound), which the script decides as one
+	 * where the algorithm allows: runs up to a whole batch long, crossing the limit,
+	 * costs above 1 and up to {@code Long.MAX_VALUE}, leaky bucket delay bounds that stop
+	 * a run midway.
+	 */
+	@ParameterizedTest
+	@ValueSource(ints = { 1, 2, 3, 4 })
+	void runsOfIdenticalRequestsDecideAsOneCallPerRequestWould(int seed) {
+		decidesAsOneCallPerRequestWould(seed, true);
+	}
+
+	private void decidesAsOneCallPerRequestWould(int seed, boolean runs) {
+		// Batches of runs are several times longer: fewer of them decide as many
+		// requests.
+		int steps = runs ? STEPS / 4 : STEPS;
 		ManualTimeSource time = new ManualTimeSource(1_800_000_000_000_000L);
 		RedisRateLimitStore batched = store(onClock(time).keyPrefix("batched"));
 		RedisRateLimitStore single = store(onClock(time).keyPrefix("single"));
@@ -109,7 +130,8 @@ class RedisCoalescingTests {
 		}
 		int allowed = 0;
 		int rejected = 0;
-		for (int step = 0; step < STEPS; step++) {
+		int crossing = 0;
+		for (int step = 0; step < steps; step++) {
 			int k = random.nextInt(keys.length);
 			String key = keys[k];
 			List<LimitSpec> specs = limits.get(k);
@@ -128,12 +150,30 @@ class RedisCoalescingTests {
 				single.reset(bucket, key, specs);
 			}
 			else {
-				int size = (random.nextInt(10) == 0) ? DecisionCoalescer.MAX_BATCH : 2 + random.nextInt(8);
+				int size = runs ? ((random.nextInt(3) == 0) ? DecisionCoalescer.MAX_BATCH : 2 + random.nextInt(40))
+						: ((random.nextInt(10) == 0) ? DecisionCoalescer.MAX_BATCH : 2 + random.nextInt(8));
 				long[] costs = new long[size];
 				long[] maxDelays = new long[size];
-				for (int i = 0; i < size; i++) {
-					costs[i] = RedisDifferentialTests.cost(random, specs.get(0));
-					maxDelays[i] = (random.nextInt(3) == 0) ? random.nextInt(3_000_000) : RateLimitStore.NO_MAX_DELAY;
+				if (runs) {
+					for (int i = 0; i < size;) {
+						int run = 1 + random.nextInt(size - i);
+						long cost = RedisDifferentialTests.cost(random, specs.get(0));
+						long maxDelay = switch (random.nextInt(3)) {
+							case 0 -> RateLimitStore.NO_MAX_DELAY;
+							case 1 -> random.nextInt(3_000_000);
+							default -> (long) (random.nextDouble() * specs.get(0).windowMicros());
+						};
+						Arrays.fill(costs, i, i + run, cost);
+						Arrays.fill(maxDelays, i, i + run, maxDelay);
+						i += run;
+					}
+				}
+				else {
+					for (int i = 0; i < size; i++) {
+						costs[i] = RedisDifferentialTests.cost(random, specs.get(0));
+						maxDelays[i] = (random.nextInt(3) == 0) ? random.nextInt(3_000_000)
+								: RateLimitStore.NO_MAX_DELAY;
+					}
 				}
 				List<Decision> together = batched.decideBatch(bucket, key, specs, costs, maxDelays);
 				for (int i = 0; i < size; i++) {
@@ -145,6 +185,10 @@ class RedisCoalescingTests {
 					}
 					else {
 						rejected++;
+						if (i > 0 && together.get(i - 1).allowed() && costs[i - 1] == costs[i]
+								&& maxDelays[i - 1] == maxDelays[i]) {
+							crossing++;
+						}
 					}
 				}
 				if (step % 5 == 0) {
@@ -154,8 +198,11 @@ class RedisCoalescingTests {
 				}
 			}
 		}
-		assertThat(allowed).as("allowed decisions").isGreaterThan(STEPS / 5);
-		assertThat(rejected).as("rejected decisions").isGreaterThan(STEPS / 5);
+		assertThat(allowed).as("allowed decisions").isGreaterThan(steps / 5);
+		assertThat(rejected).as("rejected decisions").isGreaterThan(steps / 5);
+		if (runs) {
+			assertThat(crossing).as("runs of identical requests crossing the limit").isGreaterThan(steps / 20);
+		}
 	}
 
 	/**

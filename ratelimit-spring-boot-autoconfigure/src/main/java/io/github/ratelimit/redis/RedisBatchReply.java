@@ -1,0 +1,166 @@
+package io.github.ratelimit.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.store.RateLimitStoreException;
+
+/**
+ * Reads the replies of {@code rate_limit.lua}: a decision's (operations {@code d} and
+ * {@code p}), and a batch's (operation {@code b}), which comes in runs of identical
+ * requests (see the script's header). A batch's reply is read into each request's
+ * decision exactly as a call of its own would have replied it.
+ */
+final class RedisBatchReply {
+
+	/** A decision's reply per limit: allowed, remaining, reset after, delay or retry. */
+	static final int PER_LIMIT = 4;
+
+	/** A run's reply starts with the number admitted, of replies, and the base. */
+	private static final int RUN_HEADER = 3;
+
+	private RedisBatchReply() {
+	}
+
+	/**
+	 * Returns how many requests from {@code from} on ask alike (the same cost and delay
+	 * bound): the run the script decides as one.
+	 * @param batch the requests
+	 * @param from where the run starts
+	 * @return the run's length, at least 1
+	 */
+	static int runLength(List<DecisionCoalescer.Request> batch, int from) {
+		DecisionCoalescer.Request first = batch.get(from);
+		int end = from + 1;
+		while (end < batch.size() && batch.get(end).cost == first.cost
+				&& batch.get(end).maxDelayMicros == first.maxDelayMicros) {
+			end++;
+		}
+		return end - from;
+	}
+
+	/**
+	 * Reads the decision of a single call (operations {@code d} and {@code p}).
+	 * @param reply the reply
+	 * @param limits the limits
+	 * @return the decision
+	 */
+	static Decision single(List<Object> reply, List<LimitSpec> limits) {
+		if (reply.size() != PER_LIMIT * limits.size()) {
+			throw unexpected(reply, "reply size " + reply.size());
+		}
+		return decision(reply, 0, limits);
+	}
+
+	/**
+	 * Reads each request's decision from the reply of operation {@code b}.
+	 * @param reply the reply
+	 * @param batch the requests, in the order sent
+	 * @param limits the limits
+	 * @return the decisions, in the batch's order
+	 */
+	static List<Decision> batch(List<Object> reply, List<DecisionCoalescer.Request> batch, List<LimitSpec> limits) {
+		int perRequest = PER_LIMIT * limits.size();
+		List<Decision> decisions = new ArrayList<>(batch.size());
+		int at = 0;
+		for (int first = 0; first < batch.size();) {
+			int run = runLength(batch, first);
+			if (reply.size() < at + RUN_HEADER) {
+				throw unexpected(reply, "no run at " + at);
+			}
+			long admitted = (Long) reply.get(at);
+			long records = (Long) reply.get(at + 1);
+			long base = (Long) reply.get(at + 2);
+			at += RUN_HEADER;
+			long replies = records + ((admitted < run) ? 1 : 0);
+			if (admitted < 0 || admitted > run || records > admitted || (records == 0 && admitted > 0)
+					|| reply.size() < at + replies * perRequest) {
+				throw unexpected(reply, "run at " + (at - RUN_HEADER));
+			}
+			for (int i = 0; i < records; i++) {
+				decisions.add(decision(reply, at, limits));
+				at += perRequest;
+			}
+			if (records < admitted) {
+				// The last reply's limit took it and those after it at once.
+				Decision taker = decisions.get(decisions.size() - 1);
+				for (long next = 1; next <= admitted - records; next++) {
+					decisions.add(following(taker, limits.get(0), batch.get(first).cost, base, next));
+				}
+			}
+			if (admitted < run) {
+				// Rejected alike: a rejection changes nothing the next one sees.
+				Decision rejected = decision(reply, at, limits);
+				at += perRequest;
+				for (long i = admitted; i < run; i++) {
+					decisions.add(rejected);
+				}
+			}
+			first += run;
+		}
+		if (at != reply.size()) {
+			throw unexpected(reply, "reply size " + reply.size() + ", read " + at);
+		}
+		return decisions;
+	}
+
+	/**
+	 * The decision of the {@code next}th request after {@code first} of a run one limit
+	 * allowed at once: what bucket.lua and fixed_window.lua reply for it one by one. Each
+	 * takes {@code cost} more, so has {@code cost} fewer remaining (always at least its
+	 * own cost were available). A bucket's backlog grows by {@code cost} emission
+	 * intervals per request from {@code base} (ns); a fixed window resets at its end.
+	 */
+	private static Decision following(Decision first, LimitSpec spec, long cost, long base, long next) {
+		long remaining = first.remaining() - next * cost;
+		switch (spec.algorithm()) {
+			case TOKEN_BUCKET:
+			case GCRA:
+			case LEAKY_BUCKET:
+				long step = cost * spec.emissionIntervalNanos();
+				long before = base + next * step;
+				long delay = (spec.algorithm() == Algorithm.LEAKY_BUCKET) ? microsCeil(before) : 0;
+				return Decision.allowed(spec, remaining, microsCeil(before + step), delay);
+			case FIXED_WINDOW:
+				return Decision.allowed(spec, remaining, first.resetAfterMicros(), 0);
+			default:
+				throw new IllegalStateException("no run is taken at once by " + spec.algorithm());
+		}
+	}
+
+	private static long microsCeil(long nanos) {
+		return -Math.floorDiv(-nanos, 1000L);
+	}
+
+	private static Decision decision(List<Object> reply, int offset, List<LimitSpec> limits) {
+		if (limits.size() == 1) {
+			return decision(reply, offset, limits.get(0));
+		}
+		List<Decision> decisions = new ArrayList<>(limits.size());
+		for (int i = 0; i < limits.size(); i++) {
+			decisions.add(decision(reply, offset + PER_LIMIT * i, limits.get(i)));
+		}
+		return Decision.combine(decisions);
+	}
+
+	private static Decision decision(List<Object> reply, int offset, LimitSpec spec) {
+		boolean allowed = ((Long) reply.get(offset)) == 1L;
+		long remaining = (Long) reply.get(offset + 1);
+		long resetAfter = (Long) reply.get(offset + 2);
+		// The delay when allowed, the retry-after (-1 = never) when rejected.
+		long wait = (Long) reply.get(offset + 3);
+		if (allowed) {
+			return Decision.allowed(spec, remaining, resetAfter, wait);
+		}
+		return Decision.rejected(spec, remaining, resetAfter, (wait < 0) ? Decision.NEVER : wait);
+	}
+
+	private static RateLimitStoreException unexpected(List<Object> reply, String what) {
+		return new RateLimitStoreException("Unexpected reply from " + RedisRateLimitScript.LOCATION + ": " + reply,
+				new IllegalStateException(what), false);
+	}
+
+}
