@@ -101,7 +101,12 @@ public final class Acquirer {
 	 * decide
 	 */
 	public RateLimitResult tryAcquire(PermitRequest request) {
-		return decide(request, false).result();
+		// Not through decide: without its loop and Step, the compiler keeps the result of
+		// a direct call off the heap when the caller only reads it.
+		long deadline = request.waitPolicy().deadline(this.clock);
+		long started = startTimer();
+		Decision decision = ask(request, deadline, askedAt(deadline), started);
+		return result(request, decision, elapsed(started), false);
 	}
 
 	/**
@@ -234,15 +239,7 @@ public final class Acquirer {
 		while (true) {
 			long askedAt = askedAt(deadline);
 			long started = startTimer();
-			Decision decision;
-			try {
-				decision = this.store.decide(request.bucket().name(), request.key(), request.limits(), request.cost(),
-						WaitPolicy.maxDelay(deadline, askedAt));
-			}
-			catch (RuntimeException ex) {
-				failed(request.bucket(), ex, elapsed(started));
-				throw ex;
-			}
+			Decision decision = ask(request, deadline, askedAt, started);
 			long nanos = elapsed(started);
 			long wait = mayWait ? retryWait(request, decision, deadline) : -1;
 			if (wait >= 0) {
@@ -257,6 +254,20 @@ public final class Acquirer {
 				}
 			}
 			return step(request, decision, nanos, waited, askedAt);
+		}
+	}
+
+	/**
+	 * Asks the store once; a failure is told to the observers and rethrown.
+	 */
+	private Decision ask(PermitRequest request, long deadline, long askedAt, long started) {
+		try {
+			return this.store.decide(request.bucket().name(), request.key(), request.limits(), request.cost(),
+					WaitPolicy.maxDelay(deadline, askedAt));
+		}
+		catch (RuntimeException ex) {
+			failed(request.bucket(), ex, elapsed(started));
+			throw ex;
 		}
 	}
 
@@ -352,6 +363,18 @@ public final class Acquirer {
 	 * early.
 	 */
 	private Step step(PermitRequest request, Decision decision, long nanos, boolean waited, long askedAtMicros) {
+		RateLimitResult result = result(request, decision, nanos, waited);
+		long delay = decision.delayMicros();
+		if (delay <= 0) {
+			return new Step(result, NO_DELAY);
+		}
+		return new Step(result, ((askedAtMicros != UNREAD) ? askedAtMicros : this.clock.nowMicros()) + delay);
+	}
+
+	/**
+	 * Makes a final decision a result and tells the observers.
+	 */
+	private RateLimitResult result(PermitRequest request, Decision decision, long nanos, boolean waited) {
 		Outcome outcome;
 		if (decision.allowed()) {
 			outcome = waited ? Outcome.WAITED : Outcome.ALLOWED;
@@ -368,11 +391,7 @@ public final class Acquirer {
 				logger.log(Level.WARNING, "Rate limit observer " + observer.getClass().getName() + " failed", ex);
 			}
 		}
-		long delay = decision.delayMicros();
-		if (delay <= 0) {
-			return new Step(result, NO_DELAY);
-		}
-		return new Step(result, ((askedAtMicros != UNREAD) ? askedAtMicros : this.clock.nowMicros()) + delay);
+		return result;
 	}
 
 	private void failed(Bucket bucket, RuntimeException failure, long nanos) {

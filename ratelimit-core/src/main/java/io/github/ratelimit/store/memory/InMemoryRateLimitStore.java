@@ -99,7 +99,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			}
 		}
 		Decision[] result = new Decision[1];
-		this.states.asMap().compute(id, (k, state) -> {
+		this.states.asMap().compute(id.stored(), (k, state) -> {
 			KeyState current = (state != null) ? state : new KeyState();
 			result[0] = current.decideAndHold(limits, this.clock.nowMicros(), cost, maxDelayMicros);
 			// A state as good as fresh (e.g. after a rejection on a new key) is not worth
@@ -153,7 +153,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	private @Nullable KeyState lookUp(StateKey id) {
 		KeyState state = this.policy.getIfPresentQuietly(id);
 		if (state != null && state.countUse() % USE_SAMPLE == 0) {
-			this.states.getIfPresent(id);
+			this.states.getIfPresent(id.stored());
 		}
 		return state;
 	}
@@ -209,14 +209,27 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		private final int hash;
 
 		private StateKey(String bucket, String key) {
+			this(bucket, key, 31 * bucket.hashCode() + key.hashCode());
+		}
+
+		private StateKey(String bucket, String key, int hash) {
 			this.bucket = bucket;
 			this.key = key;
-			this.hash = 31 * bucket.hashCode() + key.hashCode();
+			this.hash = hash;
 		}
 
 		static StateKey of(String bucket, String key) {
 			boolean digest = key.length() > MAX_RAW_KEY_LENGTH || (!key.isEmpty() && key.charAt(0) == KeyDigest.MARKER);
 			return new StateKey(bucket, digest ? KeyDigest.digest(key) : key);
+		}
+
+		/**
+		 * Returns a copy of this key for the map to keep or record. A key that only looks
+		 * a state up never leaves the decision, which lets the compiler keep it off the
+		 * heap: on the hot path a decision allocates no key.
+		 */
+		StateKey stored() {
+			return new StateKey(this.bucket, this.key, this.hash);
 		}
 
 		@Override

@@ -51,51 +51,45 @@ final class KeySnapshot {
 	/** The states of the other limits, in their order; never written once built. */
 	final LimitState[] others;
 
-	/**
-	 * States of earlier limits at a position, kept until they are fresh again: a limit
-	 * whose algorithm, window or segments changed is a state of its own, as it is a key
-	 * of its own in Redis, and comes back if the limit changes back in its lifetime.
-	 * Almost always empty.
-	 */
-	final List<Parked> parked;
-
 	/** The latest time seen, so the clock never goes backwards for this key. */
 	final long lastNow;
 
-	/** Until when the map holds this state; meaningful once the map has it. */
-	final long heldUntilMicros;
-
 	/**
-	 * The limits the hold was last taken for, the states fitted to them; compared by
-	 * identity: callers keep one immutable list per bucket.
+	 * What changes only when the hold is taken, a limit changes or the state is retired:
+	 * apart, so that a decision on a held key copies four fields, not eight.
 	 */
-	final List<LimitSpec> heldFor;
+	final Hold hold;
 
-	/**
-	 * The latest time at which a decision under {@link #heldFor} still fits in the hold;
-	 * saves working out their lifetime per decision.
-	 */
-	final long straightUntilMicros;
-
-	final boolean retired;
-
-	private KeySnapshot(@Nullable LimitState first, LimitState[] others, List<Parked> parked, long lastNow,
-			long heldUntilMicros, List<LimitSpec> heldFor, long straightUntilMicros, boolean retired) {
+	private KeySnapshot(@Nullable LimitState first, LimitState[] others, long lastNow, Hold hold) {
 		this.first = first;
 		this.others = others;
-		this.parked = parked;
 		this.lastNow = lastNow;
-		this.heldUntilMicros = heldUntilMicros;
-		this.heldFor = heldFor;
-		this.straightUntilMicros = straightUntilMicros;
-		this.retired = retired;
+		this.hold = hold;
 	}
 
 	static KeySnapshot of(LimitState[] states, List<Parked> parked, long lastNow, long heldUntilMicros,
 			List<LimitSpec> heldFor, long straightUntilMicros, boolean retired) {
+		return of(states, lastNow, new Hold(parked, heldUntilMicros, heldFor, straightUntilMicros, retired));
+	}
+
+	private static KeySnapshot of(LimitState[] states, long lastNow, Hold hold) {
 		LimitState first = (states.length > 0) ? states[0] : null;
 		LimitState[] others = (states.length > 1) ? Arrays.copyOfRange(states, 1, states.length) : NONE;
-		return new KeySnapshot(first, others, parked, lastNow, heldUntilMicros, heldFor, straightUntilMicros, retired);
+		return new KeySnapshot(first, others, lastNow, hold);
+	}
+
+	/** The limits the hold was last taken for; see {@link Hold#heldFor}. */
+	List<LimitSpec> heldFor() {
+		return this.hold.heldFor;
+	}
+
+	/** Until when the map holds this state; meaningful once the map has it. */
+	long heldUntilMicros() {
+		return this.hold.heldUntilMicros;
+	}
+
+	boolean isRetired() {
+		return this.hold.retired;
 	}
 
 	/** The states of the limits, in their order: a new array. */
@@ -115,19 +109,19 @@ final class KeySnapshot {
 	 * map.
 	 */
 	boolean straight(List<LimitSpec> limits, long time) {
-		if (this.retired) {
+		Hold hold = this.hold;
+		if (hold.retired) {
 			return false;
 		}
-		if (limits == this.heldFor) {
-			return time <= this.straightUntilMicros;
+		if (limits == hold.heldFor) {
+			return time <= hold.straightUntilMicros;
 		}
-		return time <= this.heldUntilMicros - lifetimeMicros(limits);
+		return time <= hold.heldUntilMicros - lifetimeMicros(limits);
 	}
 
 	/** This snapshot with its one state replaced, at {@code time}. */
 	KeySnapshot with(LimitState state, long time) {
-		return new KeySnapshot(state, NONE, this.parked, time, this.heldUntilMicros, this.heldFor,
-				this.straightUntilMicros, false);
+		return new KeySnapshot(state, NONE, time, this.hold);
 	}
 
 	/** This snapshot with one fitted state replaced, at {@code time}. */
@@ -139,12 +133,17 @@ final class KeySnapshot {
 	}
 
 	KeySnapshot with(LimitState[] states, List<Parked> parked, long time, List<LimitSpec> heldFor) {
-		return of(states, parked, time, this.heldUntilMicros, heldFor, this.straightUntilMicros, this.retired);
+		Hold hold = this.hold;
+		if (parked != hold.parked || heldFor != hold.heldFor) {
+			hold = new Hold(parked, hold.heldUntilMicros, heldFor, hold.straightUntilMicros, hold.retired);
+		}
+		return of(states, time, hold);
 	}
 
 	KeySnapshot retired() {
-		return new KeySnapshot(this.first, this.others, this.parked, this.lastNow, this.heldUntilMicros, this.heldFor,
-				this.straightUntilMicros, true);
+		Hold hold = this.hold;
+		return new KeySnapshot(this.first, this.others, this.lastNow,
+				new Hold(hold.parked, hold.heldUntilMicros, hold.heldFor, hold.straightUntilMicros, true));
 	}
 
 	/**
@@ -217,14 +216,14 @@ final class KeySnapshot {
 		for (LimitState state : states()) {
 			expiresAt = Math.max(expiresAt, state.expiresAtMicros());
 		}
-		for (Parked p : this.parked) {
+		for (Parked p : this.hold.parked) {
 			expiresAt = Math.max(expiresAt, p.state.expiresAtMicros());
 		}
 		if (expiresAt <= time) {
 			return retired();
 		}
 		long lifetime = lifetimeMicros(limits);
-		List<Parked> parked = this.parked;
+		List<Parked> parked = this.hold.parked;
 		if (!parked.isEmpty()) {
 			parked = new ArrayList<>(parked);
 			parked.removeIf((p) -> p.state.expiresAtMicros() <= time);
@@ -271,18 +270,19 @@ final class KeySnapshot {
 
 		static Fitted of(KeySnapshot snapshot, List<LimitSpec> limits, long time) {
 			LimitState[] states = snapshot.states();
-			if (limits == snapshot.heldFor) {
+			Hold hold = snapshot.hold;
+			if (limits == hold.heldFor) {
 				// Fitted to these limits when the hold was taken.
-				return new Fitted(states, snapshot.parked, snapshot.heldFor, false);
+				return new Fitted(states, hold.parked, hold.heldFor, false);
 			}
 			boolean fits = states.length == limits.size();
 			for (int i = 0; i < states.length && fits; i++) {
 				fits = states[i].fits(limits.get(i));
 			}
 			if (fits) {
-				return new Fitted(states, snapshot.parked, snapshot.heldFor, false);
+				return new Fitted(states, hold.parked, hold.heldFor, false);
 			}
-			List<Parked> parked = new ArrayList<>(snapshot.parked);
+			List<Parked> parked = new ArrayList<>(hold.parked);
 			LimitState[] fitted = new LimitState[limits.size()];
 			for (int i = 0; i < fitted.length; i++) {
 				LimitSpec spec = limits.get(i);
@@ -317,6 +317,47 @@ final class KeySnapshot {
 				}
 			}
 			return LimitState.fresh(spec);
+		}
+
+	}
+
+	/**
+	 * The part of a snapshot that a decision on a held key keeps as it is.
+	 */
+	static final class Hold {
+
+		/**
+		 * States of earlier limits at a position, kept until they are fresh again: a
+		 * limit whose algorithm, window or segments changed is a state of its own, as it
+		 * is a key of its own in Redis, and comes back if the limit changes back in its
+		 * lifetime. Almost always empty.
+		 */
+		final List<Parked> parked;
+
+		/** Until when the map holds this state; meaningful once the map has it. */
+		final long heldUntilMicros;
+
+		/**
+		 * The limits the hold was last taken for, the states fitted to them; compared by
+		 * identity: callers keep one immutable list per bucket.
+		 */
+		final List<LimitSpec> heldFor;
+
+		/**
+		 * The latest time at which a decision under {@link #heldFor} still fits in the
+		 * hold; saves working out their lifetime per decision.
+		 */
+		final long straightUntilMicros;
+
+		final boolean retired;
+
+		Hold(List<Parked> parked, long heldUntilMicros, List<LimitSpec> heldFor, long straightUntilMicros,
+				boolean retired) {
+			this.parked = parked;
+			this.heldUntilMicros = heldUntilMicros;
+			this.heldFor = heldFor;
+			this.straightUntilMicros = straightUntilMicros;
+			this.retired = retired;
 		}
 
 	}

@@ -70,7 +70,7 @@ final class KeyState {
 				return null;
 			}
 			LimitState state = current.first;
-			if (limits == current.heldFor && state != null && current.others.length == 0) {
+			if (limits == current.heldFor() && state != null && current.others.length == 0) {
 				// The hot path: one limit, fitted when the hold was taken.
 				Transition transition = state.acquire(limits.get(0), time, cost, maxDelayMicros);
 				if (transition.next() == state
@@ -185,14 +185,14 @@ final class KeyState {
 	void retire() {
 		while (true) {
 			KeySnapshot current = this.snapshot;
-			if (current.retired || store(current, current.retired())) {
+			if (current.isRetired() || store(current, current.retired())) {
 				return;
 			}
 		}
 	}
 
 	boolean isRetired() {
-		return this.snapshot.retired;
+		return this.snapshot.isRetired();
 	}
 
 	/**
@@ -201,7 +201,7 @@ final class KeyState {
 	 * @return the duration in nanoseconds
 	 */
 	long nanosHeldAfter(long currentTimeNanos) {
-		long micros = this.snapshot.heldUntilMicros - currentTimeNanos / 1000L;
+		long micros = this.snapshot.heldUntilMicros() - currentTimeNanos / 1000L;
 		return (micros <= 0) ? 0 : micros * 1000L;
 	}
 
