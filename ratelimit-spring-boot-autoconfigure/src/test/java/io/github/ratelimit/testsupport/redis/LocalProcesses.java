@@ -28,6 +28,12 @@ final class LocalProcesses {
 	/** The port of a Redis that may already run on this machine: never used. */
 	static final int DEFAULT_REDIS_PORT = 6379;
 
+	/** How many test JVMs of one module run at once; set by the build. */
+	static final String FORKS_PROPERTY = "ratelimit.test.forks";
+
+	/** Which of them this one is, counted from 1; set by the build. */
+	static final String FORK_PROPERTY = "ratelimit.test.fork";
+
 	private static final Set<Integer> handedOut = ConcurrentHashMap.newKeySet();
 
 	private static final Set<Disposable> live = ConcurrentHashMap.newKeySet();
@@ -52,12 +58,13 @@ final class LocalProcesses {
 	/**
 	 * Picks a free loopback port by binding a {@link ServerSocket} to port 0. Never
 	 * returns 6379 (nor 16379, its cluster bus port) nor a port already handed out by
-	 * this JVM.
+	 * this JVM, nor one that another test JVM of the same build may hand out (see
+	 * {@link #isThisForksPort(int)}).
 	 * @param maxPort the highest acceptable port
 	 * @return the port
 	 */
 	static int freePort(int maxPort) {
-		for (int attempt = 0; attempt < 100; attempt++) {
+		for (int attempt = 0; attempt < 200; attempt++) {
 			int port;
 			try (ServerSocket socket = new ServerSocket()) {
 				socket.setReuseAddress(false);
@@ -68,11 +75,27 @@ final class LocalProcesses {
 				throw new UncheckedIOException("Cannot bind a free port on 127.0.0.1", ex);
 			}
 			if (port != DEFAULT_REDIS_PORT && port != DEFAULT_REDIS_PORT + 10000 && port <= maxPort
-					&& handedOut.add(port)) {
+					&& isThisForksPort(port) && handedOut.add(port)) {
 				return port;
 			}
 		}
 		throw new IllegalStateException("Found no free port on 127.0.0.1 up to " + maxPort);
+	}
+
+	/**
+	 * Whether a port belongs to this test JVM's share of the ports. Surefire may run a
+	 * module's test classes in several JVMs at once ({@code ratelimit.test.forks}, fork
+	 * {@code ratelimit.test.fork} counted from 1); each JVM takes only ports whose pair
+	 * number ({@code port / 2}: the kernel hands out ports of one parity first) is its
+	 * own modulo the number of JVMs. A server restarted on its port after a stop must
+	 * find it free: no other fork can have picked it in the meantime.
+	 * @param port the port
+	 * @return whether this JVM may hand it out
+	 */
+	static boolean isThisForksPort(int port) {
+		int forks = Integer.getInteger(FORKS_PROPERTY, 1);
+		int fork = Integer.getInteger(FORK_PROPERTY, 1);
+		return forks <= 1 || (port / 2) % forks == (fork - 1) % forks;
 	}
 
 	/**
