@@ -120,7 +120,10 @@ class RedisCoalescingTests {
 		int steps = runs ? STEPS / 4 : STEPS;
 		ManualTimeSource time = new ManualTimeSource(1_800_000_000_000_000L);
 		RedisRateLimitStore batched = store(onClock(time).keyPrefix("batched"));
-		RedisRateLimitStore single = store(onClock(time).keyPrefix("single"));
+		// One script call per request, sent without waiting for the one before (Redis
+		// runs
+		// them one after another, in the order sent): not coalesced, so not batched.
+		RedisRateLimitStore single = store(onClock(time).keyPrefix("single").coalescing(false));
 		Random random = new Random(seed);
 		String bucket = "diff-" + seed;
 		String[] keys = { "a", "b" };
@@ -176,8 +179,12 @@ class RedisCoalescingTests {
 					}
 				}
 				List<Decision> together = batched.decideBatch(bucket, key, specs, costs, maxDelays);
+				List<CompletableFuture<Decision>> singles = new ArrayList<>(size);
 				for (int i = 0; i < size; i++) {
-					Decision alone = single.decide(bucket, key, specs, costs[i], maxDelays[i]);
+					singles.add(single.decideAsync(bucket, key, specs, costs[i], maxDelays[i]).toCompletableFuture());
+				}
+				for (int i = 0; i < size; i++) {
+					Decision alone = singles.get(i).join();
 					RedisDifferentialTests.assertSame(alone, together.get(i), "seed " + seed + ", step " + step
 							+ ", request " + i + " of " + size + ", " + specs + ", cost " + costs[i]);
 					if (alone.allowed()) {
