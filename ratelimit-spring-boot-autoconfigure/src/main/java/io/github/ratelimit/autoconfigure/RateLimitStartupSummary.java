@@ -77,8 +77,11 @@ class RateLimitStartupSummary implements ApplicationListener<ContextRefreshedEve
 	String summary() {
 		List<BucketDefinition> buckets = List.copyOf(this.registry.buckets());
 		List<Rule> rules = this.properties.getFilter().getRules();
-		boolean filterActive = !rules.isEmpty() && this.context.containsBean("rateLimitFilterRegistration")
-				&& this.properties.getFilter().isEnabled();
+		// The servlet filter's registration or the WebFlux filter: whichever this
+		// application has applies the rules.
+		boolean filterActive = !rules.isEmpty() && this.properties.getFilter().isEnabled()
+				&& (this.context.containsBean("rateLimitFilterRegistration")
+						|| this.context.containsBean("rateLimitWebFilter"));
 		StringBuilder text = new StringBuilder("Rate limiting: store ").append(store())
 			.append(", failure mode ")
 			.append(this.properties.getFailureMode().name().toLowerCase(Locale.ROOT))
@@ -156,7 +159,7 @@ class RateLimitStartupSummary implements ApplicationListener<ContextRefreshedEve
 		List<String> skipped = new ArrayList<>();
 		if (!rules.isEmpty() && !filterActive) {
 			String why = !this.properties.getFilter().isEnabled() ? "ratelimit.filter.enabled=false"
-					: "not a servlet web application";
+					: "not a servlet or reactive web application";
 			skipped.add(count(rules.size(), "filter rule") + " (" + why + ")");
 		}
 		for (BucketDefinition bucket : buckets) {

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -67,8 +68,24 @@ class RateLimitStartupSummaryTests {
 			.run((context) -> assertThat(context.getBean(RateLimitStartupSummary.class).summary())
 				.isEqualTo("Rate limiting: store redis://" + redis.host() + ":" + redis.port()
 						+ ", failure mode closed, 0 buckets, 0 filter rules\n"
-						+ "  skipped: 1 filter rule (not a servlet web application)"));
+						+ "  skipped: 1 filter rule (not a servlet or reactive web application)"));
 		assertThat(output).containsOnlyOnce("Rate limiting: store redis://");
+	}
+
+	@Test
+	void inAWebFluxApplicationTheRulesAreListedAsApplied() {
+		new ReactiveWebApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitWebFluxAutoConfiguration.class))
+			.withPropertyValues("ratelimit.store=memory", "ratelimit.filter.rules[0].paths=/api/**",
+					"ratelimit.filter.rules[0].limit=5", "ratelimit.filter.rules[0].window=1m")
+			.run((context) -> {
+				assertThat(context).hasBean("rateLimitWebFilter");
+				assertThat(context.getBean(RateLimitStartupSummary.class).summary()).contains(", 1 filter rule\n")
+					.contains("\n  filter rules (order ")
+					.contains("[0] * /api/** -> filter-0 shared")
+					.doesNotContain("web application");
+			});
 	}
 
 	static class Services {
