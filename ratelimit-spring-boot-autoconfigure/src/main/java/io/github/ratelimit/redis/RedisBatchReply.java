@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import io.github.ratelimit.Algorithm;
@@ -26,20 +27,25 @@ final class RedisBatchReply {
 	}
 
 	/**
-	 * Returns how many requests from {@code from} on ask alike (the same cost and delay
-	 * bound): the run the script decides as one.
+	 * Returns the batch's runs of requests that ask alike (the same cost and delay
+	 * bound): the lengths of the runs the script decides as one, in order.
 	 * @param batch the requests
-	 * @param from where the run starts
-	 * @return the run's length, at least 1
+	 * @return each run's length, at least 1
 	 */
-	static int runLength(List<DecisionCoalescer.Request> batch, int from) {
-		DecisionCoalescer.Request first = batch.get(from);
-		int end = from + 1;
-		while (end < batch.size() && batch.get(end).cost == first.cost
-				&& batch.get(end).maxDelayMicros == first.maxDelayMicros) {
-			end++;
+	static int[] runLengths(List<DecisionCoalescer.Request> batch) {
+		int[] runs = new int[batch.size()];
+		int count = 0;
+		for (int first = 0; first < batch.size();) {
+			DecisionCoalescer.Request head = batch.get(first);
+			int end = first + 1;
+			while (end < batch.size() && batch.get(end).cost == head.cost
+					&& batch.get(end).maxDelayMicros == head.maxDelayMicros) {
+				end++;
+			}
+			runs[count++] = end - first;
+			first = end;
 		}
-		return end - from;
+		return Arrays.copyOf(runs, count);
 	}
 
 	/**
@@ -66,8 +72,8 @@ final class RedisBatchReply {
 		int perRequest = PER_LIMIT * limits.size();
 		List<Decision> decisions = new ArrayList<>(batch.size());
 		int at = 0;
-		for (int first = 0; first < batch.size();) {
-			int run = runLength(batch, first);
+		int first = 0;
+		for (int run : runLengths(batch)) {
 			if (reply.size() < at + RUN_HEADER) {
 				throw unexpected(reply, "no run at " + at);
 			}

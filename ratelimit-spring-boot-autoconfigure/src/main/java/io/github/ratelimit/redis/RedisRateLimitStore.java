@@ -455,17 +455,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	private CompletableFuture<List<Object>> runBatch(DecisionCoalescer.LaneKey lane,
 			List<DecisionCoalescer.Request> batch, boolean async, Consumer<List<Object>> lateReply) {
-		int runs = 0;
-		for (int first = 0; first < batch.size(); first += RedisBatchReply.runLength(batch, first)) {
-			runs++;
-		}
-		String[] args = arguments("b", Integer.toString(batch.size()), lane.limits(), BATCH_OPTIONAL_ARGS, 3 * runs);
-		int at = args.length - BATCH_OPTIONAL_ARGS - 3 * runs;
+		int[] runs = RedisBatchReply.runLengths(batch);
+		String[] args = arguments("b", Integer.toString(batch.size()), lane.limits(), BATCH_OPTIONAL_ARGS,
+				3 * runs.length);
+		int at = args.length - BATCH_OPTIONAL_ARGS - 3 * runs.length;
 		args[at++] = UNSET;
 		args[at++] = (this.timeSource != null) ? Long.toString(this.timeSource.nowMicros()) : UNSET;
 		args[at++] = (this.expirySlackMillis != null) ? this.expirySlackMillis : UNSET;
-		for (int first = 0; first < batch.size();) {
-			int run = RedisBatchReply.runLength(batch, first);
+		int first = 0;
+		for (int run : runs) {
 			DecisionCoalescer.Request request = batch.get(first);
 			args[at++] = Integer.toString(run);
 			args[at++] = Long.toString(request.cost);
