@@ -10,10 +10,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.bucket.BucketRegistry.InvalidBucketException;
 import io.github.ratelimit.bucket.BucketRegistry.LimitChange;
@@ -59,6 +59,9 @@ public final class LiveLimits {
 	private long appliedVersion = -1;
 
 	private Map<String, String> unreadable = Map.of();
+
+	/** Who is clearing a bucket's override on this instance, by bucket name. */
+	private final Map<String, String> clearing = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates the live limits.
@@ -153,13 +156,21 @@ public final class LiveLimits {
 		if (current.override() == null) {
 			return current;
 		}
+		// The poll may apply the removal before this thread does: either names who
+		// cleared it (the store keeps no trace of a cleared override).
+		this.clearing.put(bucket, changedBy);
 		try {
-			this.store.remove(bucket);
+			try {
+				this.store.remove(bucket);
+			}
+			catch (RuntimeException ex) {
+				throw unavailable(ex);
+			}
+			refresh();
 		}
-		catch (RuntimeException ex) {
-			throw unavailable(ex);
+		finally {
+			this.clearing.remove(bucket, changedBy);
 		}
-		refresh(bucket, changedBy);
 		return Objects.requireNonNull(this.registry.find(bucket));
 	}
 
@@ -168,15 +179,7 @@ public final class LiveLimits {
 	 * whose override was set, changed or cleared is updated, and the change logged.
 	 * @throws RuntimeException when the store cannot answer; nothing changes then
 	 */
-	public void refresh() {
-		refresh(null, null);
-	}
-
-	/**
-	 * Applies what the store holds, naming who cleared a bucket's override when this
-	 * instance cleared it (the store keeps no trace of a cleared override).
-	 */
-	private synchronized void refresh(@Nullable String clearedBucket, @Nullable String clearedBy) {
+	public synchronized void refresh() {
 		long version = this.store.version();
 		if (version == this.appliedVersion) {
 			return;
@@ -199,11 +202,11 @@ public final class LiveLimits {
 		List<LimitChange> changes = this.registry.override(overrides);
 		this.appliedVersion = version;
 		for (LimitChange change : changes) {
-			log(change, change.bucket().equals(clearedBucket) ? " by " + clearedBy : "");
+			log(change);
 		}
 	}
 
-	private void log(LimitChange change, String clearedBy) {
+	private void log(LimitChange change) {
 		LimitOverride override = change.override();
 		if (change.error() != null) {
 			logger.warn("Live override of bucket '"
@@ -217,8 +220,10 @@ public final class LiveLimits {
 					+ change.after());
 		}
 		else {
-			logger.info("Live override of bucket '" + change.bucket() + "' cleared" + clearedBy + ": limits "
-					+ change.before() + " -> " + change.after());
+			String clearedBy = this.clearing.get(change.bucket());
+			logger.info("Live override of bucket '" + change.bucket() + "' cleared"
+					+ ((clearedBy != null) ? " by " + clearedBy : "") + ": limits " + change.before() + " -> "
+					+ change.after());
 		}
 	}
 

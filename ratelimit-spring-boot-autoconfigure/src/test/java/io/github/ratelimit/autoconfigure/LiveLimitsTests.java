@@ -102,6 +102,49 @@ class LiveLimitsTests {
 	}
 
 	@Test
+	void aClearAppliedByThePollFirstIsLoggedWithWhoClearedIt(CapturedOutput output) {
+		// The poll (another thread on an instance with a shared store) can apply the
+		// removal between the store's answer and the clearing thread's own refresh.
+		LiveLimits[] polled = new LiveLimits[1];
+		LiveLimitsStore store = new LiveLimitsStore() {
+
+			@Override
+			public long version() {
+				return LiveLimitsTests.this.store.version();
+			}
+
+			@Override
+			public Map<String, String> load() {
+				return LiveLimitsTests.this.store.load();
+			}
+
+			@Override
+			public void save(String bucket, String override) {
+				LiveLimitsTests.this.store.save(bucket, override);
+			}
+
+			@Override
+			public void remove(String bucket) {
+				LiveLimitsTests.this.store.remove(bucket);
+				polled[0].refresh();
+			}
+
+			@Override
+			public boolean shared() {
+				return true;
+			}
+
+		};
+		LiveLimits liveLimits = liveLimits(store, true);
+		polled[0] = liveLimits;
+		liveLimits.set("later", Map.of("limit", "2"), "alice");
+		liveLimits.clear("later", "bob");
+		assertThat(output).contains(
+				"Live override of bucket 'later' cleared by bob: limits [2/1m token-bucket] -> [7/1m token-bucket]");
+		assertThat(this.registry.find("later").override()).isNull();
+	}
+
+	@Test
 	void aLimiterHandedOutBeforeTheChangeDecidesWithTheNewLimits() {
 		RateLimiters limiters = new RateLimiters(this.registry,
 				Acquirer.builder(InMemoryRateLimitStore.create()).build());
