@@ -16,7 +16,7 @@
 # then `P99_ADDED_MS <comparison>-<variant>[-<peer>] <ms>` (p99 latency a limiter adds over the
 # unlimited app) and `BYTES` for Redis memory per key.
 #
-# Takes about 30 minutes on 2 cores; --quick about 19 minutes (shorter trials, fewer rounds; aimed
+# Takes about 30 minutes on 2 cores; --quick about 20 minutes (shorter trials, fewer rounds; aimed
 # at two quick runs on a quiet machine agreeing within 15% on every headline ratio).
 #
 #   --busy-cores=C   other processes' CPU (cores) above which a round counts as busy

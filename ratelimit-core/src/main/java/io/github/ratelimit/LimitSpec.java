@@ -67,6 +67,11 @@ public final class LimitSpec {
 
 	private final long segmentMicros;
 
+	/**
+	 * Computed once: the Redis store looks specs up by hash on every decision.
+	 */
+	private final int hash;
+
 	private LimitSpec(long limit, Duration window, Algorithm algorithm, long burst, int segments) {
 		this.limit = limit;
 		this.window = window;
@@ -76,6 +81,7 @@ public final class LimitSpec {
 		this.windowMicros = window.toNanos() / 1000L;
 		this.emissionIntervalNanos = window.toNanos() / limit;
 		this.segmentMicros = this.windowMicros / segments;
+		this.hash = Objects.hash(limit, window, algorithm, burst, segments);
 	}
 
 	/**
@@ -213,7 +219,7 @@ public final class LimitSpec {
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.limit, this.window, this.algorithm, this.burst, this.segments);
+		return this.hash;
 	}
 
 	@Override

@@ -83,11 +83,12 @@ final class MemoryComparison {
 			.forks(1)
 			.jvmArgsAppend("-Xms1g", "-Xmx1g")
 			// Our path (a Caffeine map, the acquisition) has more code to compile than
-			// the
-			// peers' tryConsume: too short a warm-up measures the JIT compiler, not the
-			// limiter.
-			.warmupIterations(quick ? 5 : 4)
-			.warmupTime(TimeValue.milliseconds(quick ? 400 : 750))
+			// the peers' tryConsume: too short a warm-up measures the JIT compiler, not
+			// the limiter. Quick runs warm up as long as full ones: after 5 x 400 ms,
+			// one-thread forks of every implementation still ran at a fifth to a third
+			// of their speed in two quick runs in a row.
+			.warmupIterations(4)
+			.warmupTime(TimeValue.milliseconds(750))
 			.measurementIterations(quick ? 3 : 4)
 			.measurementTime(TimeValue.milliseconds(quick ? 300 : 500))
 			.timeUnit(TimeUnit.SECONDS)

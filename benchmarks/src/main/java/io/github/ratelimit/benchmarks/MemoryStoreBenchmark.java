@@ -148,12 +148,15 @@ public class MemoryStoreBenchmark {
 				};
 			case "bucket4j":
 				ConcurrentMap<String, Bucket> buckets = new ConcurrentHashMap<>();
-				return (key) -> buckets
-					.computeIfAbsent(key,
-							(k) -> Bucket.builder()
-								.addLimit((bandwidth) -> bandwidth.capacity(limit).refillGreedy(limit, WINDOW))
-								.build())
-					.tryConsume(1);
+				return (key) -> buckets.computeIfAbsent(key, (k) -> bucket4j(limit)).tryConsume(1);
+			case "bucket4j-probe":
+				// Diagnostic, not run by run.sh: Bucket4j returning what our Decision
+				// carries (remaining tokens and the wait until a refill), the call its
+				// Spring Boot starter makes to write its headers, instead of a boolean.
+				ConcurrentMap<String, Bucket> probed = new ConcurrentHashMap<>();
+				return (key) -> probed.computeIfAbsent(key, (k) -> bucket4j(limit))
+					.tryConsumeAndReturnRemaining(1)
+					.isConsumed();
 			case "resilience4j":
 				RateLimiterConfig config = RateLimiterConfig.custom()
 					.limitForPeriod((int) Math.min(limit, Integer.MAX_VALUE))
@@ -167,6 +170,10 @@ public class MemoryStoreBenchmark {
 			default:
 				throw new IllegalArgumentException("Unknown impl '" + impl + "': ours, bucket4j or resilience4j");
 		}
+	}
+
+	private static Bucket bucket4j(long limit) {
+		return Bucket.builder().addLimit((bandwidth) -> bandwidth.capacity(limit).refillGreedy(limit, WINDOW)).build();
 	}
 
 	/**

@@ -32,6 +32,10 @@ final class StarterComparison {
 
 	private static final String PEER = "bucket4j-starter";
 
+	private static final int[] KEYS = { 1, 100_000 };
+
+	private static final int[] CONNECTIONS = { 16, 64 };
+
 	private StarterComparison() {
 	}
 
@@ -54,9 +58,15 @@ final class StarterComparison {
 			// Two connections leave the JIT compiler threads some CPU on two cores.
 			HttpComparison.check(app.getKey(), HttpLoad.run(app.getValue(), 2, 1000, warmup));
 		}
+		Duration loadWarmup = options.duration("load-warmup", Duration.ofSeconds(3));
+		for (int keys : KEYS) {
+			for (int connections : CONNECTIONS) {
+				HttpComparison.warmUpLoad(apps, connections, keys, loadWarmup);
+			}
+		}
 		List<Measurement> measurements = new ArrayList<>();
-		for (int keys : new int[] { 1, 100_000 }) {
-			for (int connections : new int[] { 16, 64 }) {
+		for (int keys : KEYS) {
+			for (int connections : CONNECTIONS) {
 				String name = (keys == 1) ? "hot" : "100k";
 				System.out.printf("http-vs-bucket4j-starter-%s: %d connections, %d key(s)%n", name, connections, keys);
 				for (Map.Entry<String, URI> app : apps.entrySet()) {

@@ -19,6 +19,7 @@ import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisNode;
 import org.springframework.data.redis.connection.RedisSentinelConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.ClassUtils;
 
@@ -51,6 +52,8 @@ class RedisStoreConfiguration {
 	private static final Log logger = LogFactory.getLog(RedisStoreConfiguration.class);
 
 	private static final String LETTUCE_FACTORY = "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory";
+
+	private static final String JEDIS_FACTORY = "org.springframework.data.redis.connection.jedis.JedisConnectionFactory";
 
 	@Bean
 	@ConditionalOnMissingBean(RateLimitStore.class)
@@ -98,11 +101,21 @@ class RedisStoreConfiguration {
 	}
 
 	private static boolean isLettuce(RedisConnectionFactory factory) {
+		return isA(factory, "io.lettuce.core.RedisClient", LETTUCE_FACTORY);
+	}
+
+	private static boolean isJedis(RedisConnectionFactory factory) {
+		return isA(factory, "redis.clients.jedis.Jedis", JEDIS_FACTORY);
+	}
+
+	/**
+	 * Whether the factory is of the named class, checked without loading that class when
+	 * its client library is absent.
+	 */
+	private static boolean isA(RedisConnectionFactory factory, String clientClass, String factoryClass) {
 		ClassLoader classLoader = factory.getClass().getClassLoader();
-		if (!ClassUtils.isPresent("io.lettuce.core.RedisClient", classLoader)) {
-			return false;
-		}
-		return ClassUtils.resolveClassName(LETTUCE_FACTORY, classLoader).isInstance(factory);
+		return ClassUtils.isPresent(clientClass, classLoader)
+				&& ClassUtils.resolveClassName(factoryClass, classLoader).isInstance(factory);
 	}
 
 	/**
@@ -112,7 +125,13 @@ class RedisStoreConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	StoreTarget rateLimitRedisStoreTarget(RedisConnectionFactory redisConnectionFactory) {
-		return isLettuce(redisConnectionFactory) ? LettuceTarget.of(redisConnectionFactory) : new StoreTarget("redis");
+		if (isLettuce(redisConnectionFactory)) {
+			return LettuceTarget.of(redisConnectionFactory);
+		}
+		if (isJedis(redisConnectionFactory)) {
+			return JedisTarget.of(redisConnectionFactory);
+		}
+		return new StoreTarget("redis");
 	}
 
 	@Bean
@@ -174,20 +193,37 @@ class RedisStoreConfiguration {
 
 		static StoreTarget of(RedisConnectionFactory redisConnectionFactory) {
 			LettuceConnectionFactory factory = (LettuceConnectionFactory) redisConnectionFactory;
-			String scheme = factory.isUseSsl() ? "rediss" : "redis";
-			RedisClusterConfiguration cluster = factory.getClusterConfiguration();
-			if (cluster != null) {
-				return new StoreTarget(scheme + "-cluster://" + nodes(cluster.getClusterNodes()));
-			}
-			RedisSentinelConfiguration sentinel = factory.getSentinelConfiguration();
-			if (sentinel != null) {
-				return new StoreTarget(scheme + "-sentinel://" + nodes(sentinel.getSentinels()) + " (master "
-						+ ((sentinel.getMaster() != null) ? sentinel.getMaster().getName() : "?") + ")");
-			}
-			String database = (factory.getDatabase() != 0) ? "/" + factory.getDatabase() : "";
-			return new StoreTarget(scheme + "://" + factory.getHostName() + ":" + factory.getPort() + database);
+			return target(factory.isUseSsl(), factory.getClusterConfiguration(), factory.getSentinelConfiguration(),
+					factory.getHostName(), factory.getPort(), factory.getDatabase());
 		}
 
+	}
+
+	/**
+	 * Reads a Jedis factory's servers; loaded only for a Jedis factory, as
+	 * {@link LettuceTarget} is for Lettuce.
+	 */
+	private static final class JedisTarget {
+
+		static StoreTarget of(RedisConnectionFactory redisConnectionFactory) {
+			JedisConnectionFactory factory = (JedisConnectionFactory) redisConnectionFactory;
+			return target(factory.isUseSsl(), factory.getClusterConfiguration(), factory.getSentinelConfiguration(),
+					factory.getHostName(), factory.getPort(), factory.getDatabase());
+		}
+
+	}
+
+	private static StoreTarget target(boolean ssl, @Nullable RedisClusterConfiguration cluster,
+			@Nullable RedisSentinelConfiguration sentinel, String host, int port, int database) {
+		String scheme = ssl ? "rediss" : "redis";
+		if (cluster != null) {
+			return new StoreTarget(scheme + "-cluster://" + nodes(cluster.getClusterNodes()));
+		}
+		if (sentinel != null) {
+			return new StoreTarget(scheme + "-sentinel://" + nodes(sentinel.getSentinels()) + " (master "
+					+ ((sentinel.getMaster() != null) ? sentinel.getMaster().getName() : "?") + ")");
+		}
+		return new StoreTarget(scheme + "://" + host + ":" + port + ((database != 0) ? "/" + database : ""));
 	}
 
 	private static String nodes(Iterable<RedisNode> nodes) {

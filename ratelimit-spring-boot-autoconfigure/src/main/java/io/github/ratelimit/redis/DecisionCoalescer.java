@@ -20,12 +20,12 @@ import io.github.ratelimit.LimitSpec;
  * <p>
  * Per bucket, key and limits (a lane) at most one call is in flight: a decision that
  * finds its lane idle is sent at once, alone, so a lone request never waits; decisions
- * that arrive while a call is in flight wait for it to return and then go together, up to
- * {@value #MAX_BATCH} in one call (a full batch goes at once). The script decides a
- * batch's requests one after another on one Redis {@code TIME}, each with its own cost
- * and delay bound, and replies with each one's decision as a call of its own at that
- * instant would have: the batch changes how many calls carry the decisions, never a
- * decision.
+ * that arrive while a call is in flight wait for it to return and, once its callers have
+ * run, go together, up to {@value #MAX_BATCH} in one call (a full batch goes at once).
+ * The script decides a batch's requests one after another on one Redis {@code TIME}, each
+ * with its own cost and delay bound, and replies with each one's decision as a call of
+ * its own at that instant would have: the batch changes how many calls carry the
+ * decisions, never a decision.
  * <p>
  * Each request keeps its own outcome: a call that fails fails each of its requests (which
  * the failure mode then answers one by one), and a request whose caller gave up (timed
@@ -121,13 +121,10 @@ final class DecisionCoalescer {
 			call = CompletableFuture.failedFuture(ex);
 		}
 		call.orTimeout(this.maxWaitNanos, TimeUnit.NANOSECONDS).whenComplete((reply, ex) -> {
-			// Requests that waited for this call go first. If none did, the callers of
-			// this batch run on first: those that decide again at once (a loop, a
-			// pipeline) join the next call rather than each starting a call of its own.
-			List<Request> next = lane.waiting();
-			if (next != null) {
-				send(lane, next, true);
-			}
+			// The callers of this batch run first, then one call carries every request
+			// waiting: those that waited for this call and those its callers made at once
+			// (a loop, a pipeline). Sending the ones that waited before the callers ran
+			// split a steady load into two groups taking turns, twice the calls.
 			if (ex != null) {
 				RuntimeException failure = this.script.failure(ScriptRunner.unwrap(ex));
 				for (Request request : batch) {
@@ -137,9 +134,7 @@ final class DecisionCoalescer {
 			else {
 				deliver(lane.key, batch, reply);
 			}
-			if (next == null) {
-				returned(lane);
-			}
+			returned(lane);
 		});
 	}
 
@@ -289,16 +284,6 @@ final class DecisionCoalescer {
 		}
 
 		/**
-		 * Takes the requests waiting for the next call, which takes the place of the call
-		 * that returned.
-		 * @return the requests, or {@code null} when none wait (the call still holds its
-		 * place)
-		 */
-		synchronized @Nullable List<Request> waiting() {
-			return this.waiting.isEmpty() ? null : take();
-		}
-
-		/**
 		 * Notes that a call returned.
 		 * @return the requests to send next, or {@code null} (the lane is retired when
 		 * nothing else is in flight)
@@ -320,7 +305,8 @@ final class DecisionCoalescer {
 
 		private List<Request> take() {
 			List<Request> batch = this.waiting;
-			this.waiting = new ArrayList<>();
+			// Sized for as many as came last: a steady load then never grows the list.
+			this.waiting = new ArrayList<>(batch.size());
 			return batch;
 		}
 

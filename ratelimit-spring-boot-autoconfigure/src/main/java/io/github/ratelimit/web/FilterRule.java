@@ -187,6 +187,14 @@ public final class FilterRule {
 	}
 
 	/**
+	 * Returns whether the key is read by calling a method of the request, without SpEL.
+	 * @return {@code true} when it is
+	 */
+	boolean readsKeyDirectly() {
+		return this.key != null && this.key.readsDirectly();
+	}
+
+	/**
 	 * Evaluates the permits a request takes.
 	 * @param request what the filter has of the request (see {@link RequestVariables})
 	 * @return the cost, at least 1

@@ -23,9 +23,12 @@ import io.github.ratelimit.expression.RateLimitExpressions;
  * client's address), is read by calling that getter, since evaluating it through SpEL
  * costs more than the rate limit decision itself. SpEL would call the same getter: it
  * resolves the property to the {@code get} method of the request's class, which
- * implements the type's. If the getter throws, the expression is evaluated through SpEL
- * after all, so that it fails with SpEL's error. {@code #clientIp} alone is read the same
- * way, from the stack.
+ * implements the type's. The same goes for a method of the request type called with one
+ * text literal, such as {@code #request.getHeader('X-Api-Key')} (the usual key of an
+ * API): SpEL finds that method, an exact match for a text argument, on the request's
+ * class. If the method throws, the expression is evaluated through SpEL after all, so
+ * that it fails with SpEL's error. {@code #clientIp} alone is read the same way, from the
+ * stack.
  * <p>
  * {@code #request.<property>} naming a property the request type lacks and the stack
  * knows to be a mistake fails at startup, with the stack's hint: on a reactive request,
@@ -40,6 +43,15 @@ final class RequestExpression {
 	/** {@code #request.<property>}, as SpEL's tokenizer reads identifiers. */
 	private static final Pattern REQUEST_PROPERTY = Pattern.compile("#request\\.([A-Za-z_$][A-Za-z0-9_$]*)");
 
+	/**
+	 * {@code #request.<method>('<text>')}: a text literal without quotes in it, which
+	 * SpEL reads as it is written.
+	 */
+	private static final Pattern REQUEST_METHOD_OF_TEXT = Pattern
+		.compile("#request\\.([A-Za-z_$][A-Za-z0-9_$]*)\\(\\s*'([^']*)'\\s*\\)");
+
+	private static final Object[] NO_ARGUMENTS = {};
+
 	private static final String CLIENT_IP = "#" + RequestVariables.CLIENT_IP;
 
 	private final Expression expression;
@@ -52,15 +64,19 @@ final class RequestExpression {
 
 	private final @Nullable Method getter;
 
+	/** What {@link #getter} is called with. */
+	private final Object[] arguments;
+
 	private final boolean clientIpOnly;
 
 	private RequestExpression(Expression expression, String where, RateLimitExpressions expressions,
-			RequestVariables variables, @Nullable Method getter) {
+			RequestVariables variables, @Nullable Method getter, Object[] arguments) {
 		this.expression = expression;
 		this.where = where;
 		this.expressions = expressions;
 		this.variables = variables;
 		this.getter = getter;
+		this.arguments = arguments;
 		this.clientIpOnly = CLIENT_IP.equals(expression.getExpressionString().trim());
 	}
 
@@ -84,7 +100,13 @@ final class RequestExpression {
 		// the request does not offer.
 		Method getter = getter(text.trim(), where, variables);
 		RequestProperties.check(expression, where, variables.requestType());
-		return new RequestExpression(expression, where, expressions, variables, getter);
+		if (getter != null) {
+			return new RequestExpression(expression, where, expressions, variables, getter, NO_ARGUMENTS);
+		}
+		Matcher call = REQUEST_METHOD_OF_TEXT.matcher(text.trim());
+		Method method = call.matches() ? methodOfText(variables.requestType(), call.group(1)) : null;
+		Object[] arguments = (method != null) ? new Object[] { call.group(2) } : NO_ARGUMENTS;
+		return new RequestExpression(expression, where, expressions, variables, method, arguments);
 	}
 
 	/**
@@ -97,7 +119,7 @@ final class RequestExpression {
 	@Nullable Object value(Object exchange) {
 		if (this.getter != null) {
 			try {
-				return this.getter.invoke(this.variables.request(exchange));
+				return this.getter.invoke(this.variables.request(exchange), this.arguments);
 			}
 			catch (IllegalAccessException | InvocationTargetException ex) {
 				// Fall through to SpEL, for its error.
@@ -109,6 +131,15 @@ final class RequestExpression {
 		StandardEvaluationContext context = this.expressions.context(null);
 		this.variables.bind(exchange, context);
 		return this.expressions.evaluate(this.expression, context, this.where);
+	}
+
+	/**
+	 * Returns whether the expression is read by calling a method of the request, without
+	 * SpEL.
+	 * @return {@code true} for a getter or a method called with one text literal
+	 */
+	boolean readsDirectly() {
+		return this.getter != null;
 	}
 
 	/**
@@ -150,9 +181,18 @@ final class RequestExpression {
 		return null;
 	}
 
-	private static @Nullable Method publicMethod(Class<?> type, String name) {
+	/**
+	 * Returns the public method {@code name(String)} of the request type, or {@code null}
+	 * when it has none or it returns nothing.
+	 */
+	private static @Nullable Method methodOfText(Class<?> requestType, String name) {
+		Method method = publicMethod(requestType, name, String.class);
+		return (method != null && method.getReturnType() != void.class) ? method : null;
+	}
+
+	private static @Nullable Method publicMethod(Class<?> type, String name, Class<?>... parameterTypes) {
 		try {
-			return type.getMethod(name);
+			return type.getMethod(name, parameterTypes);
 		}
 		catch (NoSuchMethodException ex) {
 			return null;

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -70,6 +71,18 @@ class RateLimitStartupSummaryTests {
 						+ ", failure mode closed, 0 buckets, 0 filter rules\n"
 						+ "  skipped: 1 filter rule (not a servlet or reactive web application)"));
 		assertThat(output).containsOnlyOnce("Rate limiting: store redis://");
+	}
+
+	@Test
+	void onJedisTheSummaryNamesTheServerToo() {
+		// As an application that excludes Lettuce and adds Jedis, as the README says.
+		new ApplicationContextRunner().withClassLoader(new FilteredClassLoader("io.lettuce"))
+			.withConfiguration(
+					AutoConfigurations.of(RateLimitAutoConfiguration.class, DataRedisAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
+					"spring.data.redis.database=2")
+			.run((context) -> assertThat(context.getBean(RateLimitStartupSummary.class).summary())
+				.startsWith("Rate limiting: store redis://" + redis.host() + ":" + redis.port() + "/2, "));
 	}
 
 	@Test

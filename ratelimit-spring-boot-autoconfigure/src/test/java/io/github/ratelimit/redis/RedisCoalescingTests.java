@@ -277,6 +277,53 @@ class RedisCoalescingTests {
 		assertThat(store.coalescedDecisions()).isPositive();
 	}
 
+	/**
+	 * Callers that decide again as soon as they are answered (a pipeline, a closed loop)
+	 * go in one call per round once the first call returned: the lane sends again after
+	 * its callers ran. Sending the requests that had waited before them split the callers
+	 * into two groups taking turns, two calls a round.
+	 */
+	@Test
+	void callersThatDecideAgainAtOnceGoInOneCallPerRound() throws Exception {
+		RedisRateLimitStore store = store(RedisRateLimitStore.builder(client)
+			.keyPrefix("loop-" + System.nanoTime())
+			.timeout(Duration.ofSeconds(5)));
+		List<LimitSpec> limits = List.of(LimitSpec.of(100_000, Duration.ofDays(100), Algorithm.TOKEN_BUCKET));
+		// One permit back every 86 s: none in the test, so the count is exact.
+		int callers = 64;
+		int rounds = 40;
+		long callsBefore = scriptCalls();
+		List<CompletableFuture<Long>> loops = new ArrayList<>();
+		for (int i = 0; i < callers; i++) {
+			loops.add(decideInLoop(store, limits, rounds));
+		}
+		long allowed = 0;
+		for (CompletableFuture<Long> loop : loops) {
+			allowed += loop.get(60, TimeUnit.SECONDS);
+		}
+		long calls = scriptCalls() - callsBefore;
+		assertThat(allowed).isEqualTo((long) callers * rounds);
+		assertThat(store.peek("hot", "k", limits).remaining()).isEqualTo(100_000 - (long) callers * rounds);
+		// The first round may go in a few calls, as the callers start; every later one
+		// in one.
+		assertThat(calls).as("script calls for %d rounds of %d callers", rounds, callers)
+			.isLessThanOrEqualTo(rounds + 10);
+	}
+
+	/**
+	 * Decides {@code left} times, each decision made in the completion of the one before.
+	 * @return how many were allowed
+	 */
+	private static CompletableFuture<Long> decideInLoop(RedisRateLimitStore store, List<LimitSpec> limits, int left) {
+		if (left == 0) {
+			return CompletableFuture.completedFuture(0L);
+		}
+		return store.decideAsync("hot", "k", limits, 1, RateLimitStore.NO_MAX_DELAY)
+			.toCompletableFuture()
+			.thenCompose((decision) -> decideInLoop(store, limits, left - 1)
+				.thenApply((allowed) -> allowed + (decision.allowed() ? 1 : 0)));
+	}
+
 	@Test
 	void refundsInTheMiddleOfAFloodAreSeenExactly() throws Exception {
 		RedisRateLimitStore store = store(RedisRateLimitStore.builder(client).timeout(Duration.ofSeconds(5)));

@@ -239,6 +239,60 @@ class FilterRuleTests {
 	}
 
 	@Test
+	void requestMethodOfOneTextKeyShouldBeWhatSpelReadsWithoutSpel() {
+		MockHttpServletRequest request = request();
+		request.addHeader("X-Api-Key", "key-1");
+		request.addParameter("tenant", "acme");
+		request.setAttribute("n", 42);
+		StandardEvaluationContext context = this.expressions.context(null);
+		context.setVariable("request", request);
+		for (String key : List.of("#request.getHeader('X-Api-Key')", "#request.getHeader( 'x-api-key' )",
+				"#request.getHeader('Missing')", "#request.getHeader('')", "#request.getParameter('tenant')",
+				"#request.getAttribute('n')", "#request.getAttribute('none')")) {
+			Object spel = this.expressions.parse(key, "test").getValue(context);
+			FilterRule rule = FilterRule.builder(NAME, this.bucket)
+				.key(key)
+				.build(this.expressions, HttpServletRequest.class);
+			assertThat(rule.readsKeyDirectly()).as(key).isTrue();
+			assertThat(rule.key(request)).as(key).isEqualTo((spel != null) ? spel.toString() : null);
+		}
+		// Anything else is SpEL's: escaped quotes, other arguments, more than a call.
+		for (String key : List.of("#request.getHeader('It''s')", "#request.getHeader(\"X\")",
+				"#request.getIntHeader('X')+1", "#request.getHeader('A') ?: #request.remoteAddr",
+				"#request.getHeaders('X-Api-Key').hasMoreElements()")) {
+			assertThat(FilterRule.builder(NAME, this.bucket)
+				.key(key)
+				.build(this.expressions, HttpServletRequest.class)
+				.readsKeyDirectly()).as(key).isFalse();
+		}
+	}
+
+	@Test
+	void requestMethodOfOneTextKeyShouldReadWhatAWrappedRequestAnswersAndFailAsSpelDoes() {
+		HttpServletRequest wrapped = new HttpServletRequestWrapper(request()) {
+
+			@Override
+			public String getHeader(String name) {
+				if (name.equals("Broken")) {
+					throw new IllegalStateException("no header");
+				}
+				return name.toLowerCase(java.util.Locale.ROOT);
+			}
+
+		};
+		assertThat(FilterRule.builder(NAME, this.bucket)
+			.key("#request.getHeader('X-Api-Key')")
+			.build(this.expressions, HttpServletRequest.class)
+			.key(wrapped)).isEqualTo("x-api-key");
+		FilterRule broken = FilterRule.builder(NAME, this.bucket)
+			.key("#request.getHeader('Broken')")
+			.build(this.expressions, HttpServletRequest.class);
+		// SpEL throws what the method threw.
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> broken.key(wrapped))
+			.withMessage("no header");
+	}
+
+	@Test
 	void requestPropertyKeyShouldReadWhatAWrappedRequestAnswers() {
 		HttpServletRequest wrapped = new HttpServletRequestWrapper(request()) {
 

@@ -145,14 +145,12 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	/**
 	 * Reads a key's state without telling the map about every use: a use recorded by the
 	 * map wakes its housekeeping thread every few reads, which costs more than the
-	 * decision. One use in {@value #USE_SAMPLE}, counted per key (the first one included,
-	 * so a new busy key weighs more than a one-off key at once; a random sample sometimes
-	 * let a flood of one-off keys evict it), still tells the eviction policy which keys
-	 * are busy.
+	 * decision. One use in {@value #USE_SAMPLE} ({@link KeyState#sampleUse}) still tells
+	 * the eviction policy which keys are busy.
 	 */
 	private @Nullable KeyState lookUp(StateKey id) {
 		KeyState state = this.policy.getIfPresentQuietly(id);
-		if (state != null && state.countUse() % USE_SAMPLE == 0) {
+		if (state != null && state.sampleUse(USE_SAMPLE)) {
 			this.states.getIfPresent(id.stored());
 		}
 		return state;

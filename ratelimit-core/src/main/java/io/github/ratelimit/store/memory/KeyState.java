@@ -3,6 +3,7 @@ package io.github.ratelimit.store.memory;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 
 import org.jspecify.annotations.Nullable;
 
@@ -41,20 +42,35 @@ final class KeyState {
 		}
 	}
 
+	/** Uses counted before uses are sampled at random; see {@link #sampleUse}. */
+	private static final int COUNTED_USES = 1024;
+
 	private volatile KeySnapshot snapshot = KeySnapshot.EMPTY;
 
 	/**
-	 * Uses of the key read without telling the map; racy on purpose (a lost count only
-	 * moves which use the map is told of).
+	 * The first uses of the key read without telling the map, up to
+	 * {@link #COUNTED_USES}; racy on purpose (a lost count only moves which use the map
+	 * is told of).
 	 */
 	private int uses;
 
 	/**
-	 * Counts a use of the key read from the map.
-	 * @return the uses counted before this one
+	 * Whether this use of the key, read from the map, is one the map should be told of:
+	 * one in {@code sample}. The first {@link #COUNTED_USES} are counted, the first one
+	 * included, so a new busy key weighs more than a one-off key at once (a random sample
+	 * alone sometimes let a flood of one-off keys evict it). Later uses are sampled at
+	 * random instead: a count written on every decision is a write that threads deciding
+	 * on one key would fight over, when a rejection otherwise writes nothing.
+	 * @param sample one in how many uses is told, a power of two
+	 * @return whether to tell the map of this use
 	 */
-	int countUse() {
-		return this.uses++;
+	boolean sampleUse(int sample) {
+		int counted = this.uses;
+		if (counted < COUNTED_USES) {
+			this.uses = counted + 1;
+			return (counted & (sample - 1)) == 0;
+		}
+		return (ThreadLocalRandom.current().nextInt() & (sample - 1)) == 0;
 	}
 
 	/**

@@ -54,7 +54,7 @@ public class RateLimitedOperationSource {
 
 	private final @Nullable BeanResolver beanResolver;
 
-	private final ParameterNameDiscoverer parameterNameDiscoverer = new DefaultParameterNameDiscoverer();
+	private final ParameterNameDiscoverer parameterNameDiscoverer;
 
 	private final Map<MethodClassKey, Optional<RateLimitedMethod>> cache = new ConcurrentHashMap<>(256);
 
@@ -77,7 +77,17 @@ public class RateLimitedOperationSource {
 	 * @param expressions parses the annotations' SpEL
 	 */
 	public RateLimitedOperationSource(Supplier<BucketRegistry> registry, RateLimitExpressions expressions) {
+		this(registry, expressions, new DefaultParameterNameDiscoverer());
+	}
+
+	/**
+	 * Creates a source that names parameters with the given discoverer (tests: a method
+	 * compiled without {@code -parameters}).
+	 */
+	RateLimitedOperationSource(Supplier<BucketRegistry> registry, RateLimitExpressions expressions,
+			ParameterNameDiscoverer parameterNameDiscoverer) {
 		Objects.requireNonNull(registry, "'registry' must not be null");
+		this.parameterNameDiscoverer = parameterNameDiscoverer;
 		this.expressions = Objects.requireNonNull(expressions, "'expressions' must not be null");
 		this.parser = new RateLimitedOperationParser(SingletonSupplier.of(registry), expressions);
 		// The per-call contexts are MethodBasedEvaluationContexts; they take the bean
@@ -165,12 +175,14 @@ public class RateLimitedOperationSource {
 		if (annotations.isEmpty()) {
 			return null;
 		}
+		String description = RateLimitedOperationParser.describe(specificMethod, userClass);
 		List<RateLimitedOperation> operations = new ArrayList<>(annotations.size());
 		for (RateLimited annotation : annotations) {
-			operations.add(this.parser.parse(annotation, specificMethod, userClass));
+			RateLimitedOperation operation = this.parser.parse(annotation, specificMethod, userClass);
+			UnnamedParameterCheck.check(operation, specificMethod, description, this.parameterNameDiscoverer);
+			operations.add(operation);
 		}
-		return new RateLimitedMethod(specificMethod, operations, parameterNames(specificMethod),
-				RateLimitedOperationParser.describe(specificMethod, userClass));
+		return new RateLimitedMethod(specificMethod, operations, parameterNames(specificMethod), description);
 	}
 
 	/**

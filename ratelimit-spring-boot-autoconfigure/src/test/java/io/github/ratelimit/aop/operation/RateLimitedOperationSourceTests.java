@@ -4,12 +4,15 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.util.ReflectionUtils;
 
 import io.github.ratelimit.annotation.RateLimited;
@@ -18,6 +21,7 @@ import io.github.ratelimit.bucket.LimitSettings;
 import io.github.ratelimit.expression.RateLimitExpressions;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Which annotations apply to which method, parsed once.
@@ -97,6 +101,28 @@ class RateLimitedOperationSourceTests {
 			.containsExactly("first", "second");
 	}
 
+	@Test
+	void argumentNamedWithoutParameterNamesShouldFailNamingTheCompilerFlag() {
+		// As compiled without -parameters: the class file has no parameter names.
+		RateLimitedOperationSource unnamed = new RateLimitedOperationSource(
+				() -> new BucketRegistry(LimitSettings.NONE, Map.of()), new RateLimitExpressions(null),
+				(ParameterNameDiscoverer) new Unnamed());
+		Method keyed = ReflectionUtils.findMethod(WithArguments.class, "keyed", String.class);
+		assertThatExceptionOfType(InvalidRateLimitedException.class)
+			.isThrownBy(() -> unnamed.getRateLimitedMethod(keyed, WithArguments.class))
+			.withMessageContaining("@RateLimited(key) on RateLimitedOperationSourceTests.WithArguments.keyed(String)")
+			.withMessageContaining("'#apiKey' reads #apiKey")
+			.withMessageContaining("compiled without -parameters")
+			.satisfies((ex) -> assertThat(ex.getAction()).contains("<parameters>true</parameters>", "#p0"));
+		Method positional = ReflectionUtils.findMethod(WithArguments.class, "positional", String.class);
+		assertThat(unnamed.getRateLimitedMethod(positional, WithArguments.class))
+			.as("#p0 and built-in variables need no names")
+			.isNotNull();
+		assertThat(this.source.getRateLimitedMethod(keyed, WithArguments.class))
+			.as("with parameter names, as this test class is compiled")
+			.isNotNull();
+	}
+
 	private static Method method(Class<?> type, String name) {
 		for (Method method : ReflectionUtils.getAllDeclaredMethods(type)) {
 			if (method.getName().equals(name) && method.getParameterCount() == 0) {
@@ -110,6 +136,32 @@ class RateLimitedOperationSourceTests {
 	@Retention(RetentionPolicy.RUNTIME)
 	@RateLimited(bucket = "composed", limit = 1, window = "1s")
 	@interface OncePerSecond {
+
+	}
+
+	static class Unnamed implements ParameterNameDiscoverer {
+
+		@Override
+		public String @Nullable [] getParameterNames(Method method) {
+			return null;
+		}
+
+		@Override
+		public String @Nullable [] getParameterNames(Constructor<?> ctor) {
+			return null;
+		}
+
+	}
+
+	static class WithArguments {
+
+		@RateLimited(bucket = "keyed", key = "#apiKey", limit = 1, window = "1m")
+		public void keyed(String apiKey) {
+		}
+
+		@RateLimited(bucket = "positional", key = "#p0 + #method.name + #args.length", limit = 1, window = "1m")
+		public void positional(String apiKey) {
+		}
 
 	}
 
