@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -92,8 +93,22 @@ final class PairedTrials {
 			MachineLoad.Snapshot end = load.now();
 			result.otherCores[round] = end.otherCoresSince(start);
 			result.loadAverages[round] = Math.max(start.loadAverage(), end.loadAverage());
+			result.printRound(round, order);
 		}
 		return result;
+	}
+
+	/**
+	 * Prints one round's throughputs in the order they ran, so that a drift or a
+	 * disturbed round can be seen in the log and not only in the spread.
+	 */
+	private void printRound(int round, List<String> order) {
+		StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  round %2d:", round + 1));
+		for (String side : order) {
+			line.append(String.format(Locale.ROOT, " %s %.0f;", side, samples(side, "throughput")[round]));
+		}
+		line.append(String.format(Locale.ROOT, " other processes %.2f cores", this.otherCores[round]));
+		System.out.println(line);
 	}
 
 	/**
