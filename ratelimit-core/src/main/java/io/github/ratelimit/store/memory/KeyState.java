@@ -42,6 +42,18 @@ final class KeyState {
 		}
 	}
 
+	/**
+	 * After the first lost compare-and-set, up to 2^4 spins; each further loss doubles
+	 * that, up to 2^{@value #BACKOFF_LAST_SHIFT}: about 20 µs on a CPU whose spin hint
+	 * takes 20 ns. Chosen by JMH, two threads admitting on one key, two cores: bounds of
+	 * 2^2 to 2^7 decided 7–9M times a second, 2^4 to 2^8 10M, 2^4 to 2^10 9–13M; no
+	 * back-off 3.6M.
+	 */
+	private static final int BACKOFF_FIRST_SHIFT = 4;
+
+	/** See {@link #BACKOFF_FIRST_SHIFT}. */
+	private static final int BACKOFF_LAST_SHIFT = 10;
+
 	/** Uses counted before uses are sampled at random; see {@link #sampleUse}. */
 	private static final int COUNTED_USES = 1024;
 
@@ -79,7 +91,10 @@ final class KeyState {
 	 * compute instead
 	 */
 	@Nullable Decision decideIfHeld(List<LimitSpec> limits, long now, long cost, long maxDelayMicros) {
-		while (true) {
+		for (int losses = 0;; losses++) {
+			if (losses > 0) {
+				backOff(losses);
+			}
 			KeySnapshot current = this.snapshot;
 			long time = Math.max(now, current.lastNow);
 			if (!current.straight(limits, time)) {
@@ -219,6 +234,21 @@ final class KeyState {
 	long nanosHeldAfter(long currentTimeNanos) {
 		long micros = this.snapshot.heldUntilMicros() - currentTimeNanos / 1000L;
 		return (micros <= 0) ? 0 : micros * 1000L;
+	}
+
+	/**
+	 * After a lost compare-and-set, spins a random while that doubles with each loss, so
+	 * that threads deciding on one key take turns in runs instead of taking the key's
+	 * cache line from each other on every decision: without it, two threads admitting on
+	 * one key decided at a quarter of one thread's rate, each decision waiting for the
+	 * line to cross between cores. Spins, never parks (as Resilience4j does): decisions
+	 * run on event-loop threads too, where a park is a blocking call.
+	 */
+	private static void backOff(int losses) {
+		int bound = 1 << Math.min(losses + BACKOFF_FIRST_SHIFT - 1, BACKOFF_LAST_SHIFT);
+		for (int spins = ThreadLocalRandom.current().nextInt(bound); spins > 0; spins--) {
+			Thread.onSpinWait();
+		}
 	}
 
 	private boolean store(KeySnapshot current, KeySnapshot next) {
