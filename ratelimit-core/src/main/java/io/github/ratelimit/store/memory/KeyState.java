@@ -91,10 +91,8 @@ final class KeyState {
 	 * compute instead
 	 */
 	@Nullable Decision decideIfHeld(List<LimitSpec> limits, long now, long cost, long maxDelayMicros) {
-		for (int losses = 0;; losses++) {
-			if (losses > 0) {
-				backOff(losses);
-			}
+		int losses = 0;
+		while (true) {
 			KeySnapshot current = this.snapshot;
 			long time = Math.max(now, current.lastNow);
 			if (!current.straight(limits, time)) {
@@ -108,12 +106,14 @@ final class KeyState {
 						|| SNAPSHOT.compareAndSet(this, current, current.with(transition.next(), time))) {
 					return transition.decision();
 				}
+				backOff(++losses);
 				continue;
 			}
 			KeySnapshot.Change change = current.decide(limits, time, cost, maxDelayMicros);
 			if (store(current, change.next())) {
 				return change.decision();
 			}
+			backOff(++losses);
 		}
 	}
 
@@ -137,6 +137,7 @@ final class KeyState {
 	 * @return whether the refund was made
 	 */
 	boolean refundIfHeld(List<LimitSpec> limits, long now, long cost) {
+		int losses = 0;
 		while (true) {
 			KeySnapshot current = this.snapshot;
 			long time = Math.max(now, current.lastNow);
@@ -146,6 +147,7 @@ final class KeyState {
 			if (store(current, current.refund(limits, time, cost))) {
 				return true;
 			}
+			backOff(++losses);
 		}
 	}
 
@@ -168,6 +170,7 @@ final class KeyState {
 	 * compute instead
 	 */
 	@Nullable Decision peekIfHeld(List<LimitSpec> limits, long now) {
+		int losses = 0;
 		while (true) {
 			KeySnapshot current = this.snapshot;
 			long time = Math.max(now, current.lastNow);
@@ -178,6 +181,7 @@ final class KeyState {
 			if (store(current, change.next())) {
 				return change.decision();
 			}
+			backOff(++losses);
 		}
 	}
 
@@ -242,7 +246,10 @@ final class KeyState {
 	 * cache line from each other on every decision: without it, two threads admitting on
 	 * one key decided at a quarter of one thread's rate, each decision waiting for the
 	 * line to cross between cores. Spins, never parks (as Resilience4j does): decisions
-	 * run on event-loop threads too, where a park is a blocking call.
+	 * run on event-loop threads too, where a park is a blocking call. Only the operations
+	 * on a state read straight from the map back off: the others run inside the map's
+	 * compute, holding its lock on the entry, where a spin would hold up every thread
+	 * waiting for that lock instead of letting one through.
 	 */
 	private static void backOff(int losses) {
 		int bound = 1 << Math.min(losses + BACKOFF_FIRST_SHIFT - 1, BACKOFF_LAST_SHIFT);
