@@ -140,6 +140,10 @@ final class HttpLoad {
 			if (this.values.length == 0) {
 				return null;
 			}
+			// One key takes no step: the shared counter is a cache line crossing cores.
+			if (this.values.length == 1) {
+				return this.values[0];
+			}
 			return this.values[(int) Math.floorMod(this.sequence.getAndIncrement() * 40_503L,
 					(long) this.values.length)];
 		}

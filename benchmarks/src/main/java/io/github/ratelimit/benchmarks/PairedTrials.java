@@ -12,9 +12,11 @@ import java.util.Objects;
  * Runs the sides of a comparison in rounds, alternating their order (A B, B A, A B, ...:
  * with two sides, ABBA), so that each round is a pair measured under the same machine
  * conditions, and records per round the throughput of every side and the CPU other
- * processes used. A comparison's ratio is the median of the per-round ratios
- * ({@link #measurements}), which a single disturbed trial cannot move much, where the
- * ratio of two medians taken from different moments could.
+ * processes used, and the time a cache line takes to cross between two cores and back
+ * ({@link CrossCoreProbe}: on a virtual machine it changes with the host's placement of
+ * the vCPUs, invisibly to {@code /proc}). A comparison's ratio is the median of the
+ * per-round ratios ({@link #measurements}), which a single disturbed trial cannot move
+ * much, where the ratio of two medians taken from different moments could.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -56,12 +58,15 @@ final class PairedTrials {
 
 	private final double[] loadAverages;
 
+	private final double[] crossCoreNanos;
+
 	private final String unit;
 
 	private PairedTrials(int rounds, String unit) {
 		this.unit = unit;
 		this.otherCores = new double[rounds];
 		this.loadAverages = new double[rounds];
+		this.crossCoreNanos = new double[rounds];
 	}
 
 	/**
@@ -93,6 +98,7 @@ final class PairedTrials {
 			MachineLoad.Snapshot end = load.now();
 			result.otherCores[round] = end.otherCoresSince(start);
 			result.loadAverages[round] = Math.max(start.loadAverage(), end.loadAverage());
+			result.crossCoreNanos[round] = CrossCoreProbe.roundTripNanos();
 			result.printRound(round, order);
 		}
 		return result;
@@ -107,7 +113,8 @@ final class PairedTrials {
 		for (String side : order) {
 			line.append(String.format(Locale.ROOT, " %s %.0f;", side, samples(side, "throughput")[round]));
 		}
-		line.append(String.format(Locale.ROOT, " other processes %.2f cores", this.otherCores[round]));
+		line.append(String.format(Locale.ROOT, " other processes %.2f cores; cross-core round trip %.0f ns",
+				this.otherCores[round], this.crossCoreNanos[round]));
 		System.out.println(line);
 	}
 
@@ -126,7 +133,8 @@ final class PairedTrials {
 	 * Returns the measurements of a comparison between some of the sides: each side's
 	 * figures under its impl name, the per-round ratios ours / peer as metric
 	 * {@code pair-ratio} of each peer, and the machine's load per round (impl
-	 * {@code machine}: {@code other-cpu} in cores, {@code loadavg}).
+	 * {@code machine}: {@code other-cpu} in cores, {@code loadavg}, {@code cross-core} in
+	 * nanoseconds).
 	 * @param comparison the comparison
 	 * @param variant the variant
 	 * @param impls side to impl name, ours first ({@code "ours"}), then the peers
@@ -150,6 +158,7 @@ final class PairedTrials {
 		}
 		result.add(Measurement.of(comparison, variant, "machine", "other-cpu", "cores", this.otherCores));
 		result.add(Measurement.of(comparison, variant, "machine", "loadavg", "", this.loadAverages));
+		result.add(Measurement.of(comparison, variant, "machine", "cross-core", "ns", this.crossCoreNanos));
 		return result;
 	}
 

@@ -93,9 +93,11 @@ final class Ratios {
 						}
 						Measurement load = find(measurements, comparison, ours.variant(), "machine", "other-cpu")
 							.orElse(null);
-						variants
-							.add(new Ratio(comparison, ours.variant(), theirs.impl(), ours, theirs, pairs.orElse(null),
-									load, goal.getValue(), load != null && load.median() > busyCores, false));
+						Measurement crossCore = find(measurements, comparison, ours.variant(), "machine", "cross-core")
+							.orElse(null);
+						variants.add(new Ratio(comparison, ours.variant(), theirs.impl(), ours, theirs,
+								pairs.orElse(null), load, crossCore, goal.getValue(),
+								load != null && load.median() > busyCores, false));
 					}
 				}
 			}
@@ -113,7 +115,7 @@ final class Ratios {
 			}
 			if (lowest != null) {
 				ratios.add(new Ratio(comparison, lowest.variant, lowest.peer, lowest.ours, lowest.theirs, lowest.pairs,
-						lowest.load, lowest.goal, busy, true));
+						lowest.load, lowest.crossCore, lowest.goal, busy, true));
 			}
 			ratios.addAll(variants);
 		}
@@ -138,12 +140,15 @@ final class Ratios {
 	 * @param theirs the peer's throughput
 	 * @param pairs the per-pair ratios, if the trials were paired
 	 * @param load other processes' CPU per pair, in cores, if measured
+	 * @param crossCore a cache line's round trip between two cores per pair, in
+	 * nanoseconds, if measured
 	 * @param goal the comparison's goal, {@code NaN} if none
 	 * @param busy whether the machine was busy (for a headline: during any variant)
 	 * @param headline whether this is the comparison's headline
 	 */
 	record Ratio(String comparison, String variant, String peer, Measurement ours, Measurement theirs,
-			@Nullable Measurement pairs, @Nullable Measurement load, double goal, boolean busy, boolean headline) {
+			@Nullable Measurement pairs, @Nullable Measurement load, @Nullable Measurement crossCore, double goal,
+			boolean busy, boolean headline) {
 
 		/**
 		 * Returns the median of the per-pair ratios, or the ratio of the medians for

@@ -80,8 +80,9 @@ final class Report {
 
 	/**
 	 * Returns the RATIO line of a headline: {@code RATIO <comparison> <median of the pair
-	 * ratios> range <min>-<max> pairs <n> other-cpu <cores>}, or, when the machine was
-	 * busy, {@code RATIO <comparison> <value> INVALID busy other-cpu <cores> > <limit>
+	 * ratios> range <min>-<max> pairs <n> other-cpu <cores>}, then, where measured,
+	 * {@code cross-core-ns <median> (<min>-<max>)}, or, when the machine was busy,
+	 * {@code RATIO <comparison> <value> INVALID busy other-cpu <cores> > <limit>
 	 * ...}: a figure not to be quoted.
 	 */
 	static String ratioLine(Ratios.Ratio ratio, double busyCores) {
@@ -91,8 +92,10 @@ final class Report {
 		String busy = ratio.busy() ? String.format(Locale.ROOT,
 				" INVALID busy (other processes used more than %.2f cores in at least half the pairs of a variant)",
 				busyCores) : "";
-		return String.format(Locale.ROOT, "RATIO %s %.3f%s%s other-cpu %.2f", ratio.comparison(), ratio.value(), busy,
-				pairs, load);
+		String crossCore = (ratio.crossCore() != null) ? String.format(Locale.ROOT, " cross-core-ns %.0f (%.0f-%.0f)",
+				ratio.crossCore().median(), ratio.crossCore().min(), ratio.crossCore().max()) : "";
+		return String.format(Locale.ROOT, "RATIO %s %.3f%s%s other-cpu %.2f%s", ratio.comparison(), ratio.value(), busy,
+				pairs, load, crossCore);
 	}
 
 	private double p99Added(Measurement limited) {
@@ -235,15 +238,21 @@ final class Report {
 			md.append("\n## Machine load during each phase\n\n");
 			md.append("Per comparison variant, over its rounds: cores kept busy by processes outside the benchmark ")
 				.append("(median, smallest, largest round) and the largest one-minute load average seen (which ")
-				.append("counts the benchmark's own threads too).\n\n");
-			md.append("| comparison | variant | other CPU, median | min | max | load average, max | busy |\n")
-				.append("|---|---|---|---|---|---|---|\n");
+				.append("counts the benchmark's own threads too); and the time a cache line took to cross ")
+				.append("between the two cores and back, probed after each round (median, smallest–largest ")
+				.append("round): on a virtual machine it follows where the host placed the vCPUs, which `/proc` ")
+				.append("does not show, and anything two threads share on every call slows with it.\n\n");
+			md.append("| comparison | variant | other CPU, median | min | max | load average, max | busy | ")
+				.append("cross-core round trip |\n|---|---|---|---|---|---|---|---|\n");
 			for (Measurement m : load) {
 				double loadAverage = find(m.comparison(), m.variant(), "machine", "loadavg").map(Measurement::max)
 					.orElse(Double.NaN);
-				md.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %s |\n", m.comparison(),
-						m.variant(), m.median(), m.min(), m.max(), loadAverage,
-						(m.median() > busyCores) ? "**yes**" : "no"));
+				String crossCore = find(m.comparison(), m.variant(), "machine", "cross-core")
+					.map((c) -> String.format(Locale.ROOT, "%.0f ns (%.0f–%.0f)", c.median(), c.min(), c.max()))
+					.orElse("—");
+				md.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %s | %s |\n",
+						m.comparison(), m.variant(), m.median(), m.min(), m.max(), loadAverage,
+						(m.median() > busyCores) ? "**yes**" : "no", crossCore));
 			}
 		}
 		List<Measurement> memory = select("redis-memory-per-key");

@@ -47,6 +47,15 @@ class PairedTrialsTests {
 			assertThat(m.impl()).isEqualTo("machine");
 			assertThat(m.metric()).isEqualTo("other-cpu");
 		});
+		assertThat(measurements).anySatisfy((m) -> {
+			assertThat(m.impl()).isEqualTo("machine");
+			assertThat(m.metric()).isEqualTo("cross-core");
+			assertThat(m.samples()).isEqualTo(4);
+			// Two threads handing a value over cannot do it in no time, nor take a
+			// second per hand-off.
+			assertThat(m.min()).isGreaterThan(0);
+			assertThat(m.max()).isLessThan(1e9);
+		});
 	}
 
 }

@@ -73,6 +73,20 @@ class ReportTests {
 	}
 
 	@Test
+	void ratioLineNamesTheCrossCoreRoundTripOfItsRounds() {
+		List<Measurement> measurements = List.of(
+				Measurement.of(HOT, "hot-c16", "ours", "throughput", "decisions/s", new double[] { 100, 90, 80 }),
+				Measurement.of(HOT, "hot-c16", "bucket4j-lettuce", "throughput", "decisions/s",
+						new double[] { 50, 45, 40 }),
+				Measurement.of(HOT, "hot-c16", "bucket4j-lettuce", "pair-ratio", "ours/theirs",
+						new double[] { 2, 2, 2 }),
+				Measurement.of(HOT, "hot-c16", "machine", "other-cpu", "cores", new double[] { 0, 0, 0 }),
+				Measurement.of(HOT, "hot-c16", "machine", "cross-core", "ns", new double[] { 180, 620, 210 }));
+		assertThat(Report.ratioLine(headline(measurements, 0.2), 0.2)).isEqualTo(
+				"RATIO redis-vs-bucket4j-lettuce-hot 2.000 range 2.000-2.000 pairs 3 other-cpu 0.00 cross-core-ns 210 (180-620)");
+	}
+
+	@Test
 	void ratioIsInvalidWhenOtherProcessesKeptTheMachineBusyInHalfThePairs() {
 		List<Measurement> measurements = List.of(
 				Measurement.of(HOT, "hot-c16", "ours", "throughput", "decisions/s", new double[] { 100, 100 }),
