@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -50,7 +51,7 @@ final class HttpComparison {
 		for (Map.Entry<String, URI> app : apps.entrySet()) {
 			check(app.getKey(), HttpLoad.run(app.getValue(), 2, warmup));
 		}
-		Duration loadWarmup = options.duration("load-warmup", Duration.ofSeconds(3));
+		Duration loadWarmup = options.duration("load-warmup", Duration.ofSeconds(30));
 		for (int c : new int[] { connections, 1 }) {
 			warmUpLoad(apps, c, 0, loadWarmup);
 		}
@@ -76,21 +77,33 @@ final class HttpComparison {
 	}
 
 	/**
-	 * Runs one of the measured loads on every app, unmeasured. The first warm-up, at two
-	 * connections, leaves the compiler CPU but not the code paths of 16 or 64 connections
-	 * on one key or many: before this pass, the variant measured first ran while its apps
-	 * still recompiled (hundreds of methods deoptimized and compiled again in a fresh
-	 * JVM), at about half its later throughput, and the two runs of a comparison
-	 * disagreed by that much.
+	 * Runs one of the measured loads on every app, unmeasured, in one-second trials until
+	 * its throughput levels off ({@link LoadWarmUp}) or {@code maximum} has passed. The
+	 * first warm-up, at two connections, leaves the compiler CPU but not the code paths
+	 * of 16 or 64 connections on one key or many: before this pass, the variant measured
+	 * first ran while its apps still recompiled (hundreds of methods deoptimized and
+	 * compiled again in a fresh JVM), at about half its later throughput, and the two
+	 * runs of a comparison disagreed by that much.
 	 * @param apps the apps by name
 	 * @param connections the load's connections
 	 * @param keys the load's keys (0 for none)
-	 * @param duration how long, per app
+	 * @param maximum the longest warm-up, per app
 	 */
-	static void warmUpLoad(Map<String, URI> apps, int connections, int keys, Duration duration)
+	static void warmUpLoad(Map<String, URI> apps, int connections, int keys, Duration maximum)
 			throws InterruptedException {
 		for (Map.Entry<String, URI> app : apps.entrySet()) {
-			check(app.getKey(), HttpLoad.run(app.getValue(), connections, keys, duration));
+			List<Double> throughputs = new ArrayList<>();
+			long deadline = System.nanoTime() + maximum.toNanos();
+			do {
+				throughputs
+					.add(check(app.getKey(), HttpLoad.run(app.getValue(), connections, keys, Duration.ofSeconds(1)))
+						.requestsPerSecond());
+			}
+			while (!LoadWarmUp.levelled(throughputs) && System.nanoTime() < deadline);
+			System.out.printf(Locale.ROOT, "  warm-up %s, %d connections, %d key(s): %d s%s, last %.0f requests/s%n",
+					app.getKey(), connections, keys, throughputs.size(),
+					LoadWarmUp.levelled(throughputs) ? "" : " (still climbing at the limit)",
+					throughputs.get(throughputs.size() - 1));
 		}
 	}
 
