@@ -51,7 +51,7 @@ final class HttpComparison {
 		for (Map.Entry<String, URI> app : apps.entrySet()) {
 			check(app.getKey(), HttpLoad.run(app.getValue(), 2, warmup));
 		}
-		Duration loadWarmup = options.duration("load-warmup", Duration.ofSeconds(30));
+		Duration loadWarmup = options.duration("load-warmup", LoadWarmUp.MAXIMUM);
 		for (int c : new int[] { connections, 1 }) {
 			warmUpLoad(apps, c, 0, loadWarmup);
 		}

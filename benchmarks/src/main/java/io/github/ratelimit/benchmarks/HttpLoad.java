@@ -14,7 +14,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 
@@ -127,25 +126,18 @@ final class HttpLoad {
 
 		private final byte[][] values;
 
-		private final AtomicLong sequence = new AtomicLong();
+		private final @Nullable ScrambledKeys order;
 
 		Keys(int keys) {
 			this.values = new byte[keys][];
+			this.order = (keys > 0) ? new ScrambledKeys(keys) : null;
 			for (int i = 0; i < keys; i++) {
 				this.values[i] = String.format(Locale.ROOT, "key-%07d", i).getBytes(StandardCharsets.US_ASCII);
 			}
 		}
 
 		byte @Nullable [] next() {
-			if (this.values.length == 0) {
-				return null;
-			}
-			// One key takes no step: the shared counter is a cache line crossing cores.
-			if (this.values.length == 1) {
-				return this.values[0];
-			}
-			return this.values[(int) Math.floorMod(this.sequence.getAndIncrement() * 40_503L,
-					(long) this.values.length)];
+			return (this.order != null) ? this.values[this.order.next()] : null;
 		}
 
 	}

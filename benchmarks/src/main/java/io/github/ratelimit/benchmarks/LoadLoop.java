@@ -5,7 +5,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.jspecify.annotations.Nullable;
@@ -74,9 +73,7 @@ final class LoadLoop {
 
 		private final int concurrency;
 
-		private final int keys;
-
-		private final AtomicLong sequence = new AtomicLong();
+		private final ScrambledKeys keys;
 
 		private final LongAdder completed = new LongAdder();
 
@@ -91,7 +88,7 @@ final class LoadLoop {
 		Chains(AsyncCall call, int concurrency, int keys) {
 			this.call = call;
 			this.concurrency = concurrency;
-			this.keys = keys;
+			this.keys = new ScrambledKeys(keys);
 			this.finished = new CountDownLatch(concurrency);
 		}
 
@@ -126,7 +123,7 @@ final class LoadLoop {
 					this.finished.countDown();
 					return;
 				}
-				int key = nextKey();
+				int key = this.keys.next();
 				CompletableFuture<?> call;
 				try {
 					call = this.call.call(key).toCompletableFuture();
@@ -144,18 +141,6 @@ final class LoadLoop {
 				}
 				onCompleted(call.handle((result, ex) -> ex).join());
 			}
-		}
-
-		/**
-		 * A full-period step through [0, keys): every key is visited, in scrambled order.
-		 * One key takes no step: a counter shared by every chain would be one more cache
-		 * line crossing cores on each call, measured as if it were the limiter's.
-		 */
-		private int nextKey() {
-			if (this.keys == 1) {
-				return 0;
-			}
-			return (int) Math.floorMod(this.sequence.getAndIncrement() * 40_503L, (long) this.keys);
 		}
 
 		private void onCompleted(@Nullable Throwable failure) {

@@ -1,5 +1,6 @@
 package io.github.ratelimit.benchmarks;
 
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -17,6 +18,11 @@ import java.util.List;
  * @author ratelimit-spring-boot-starter authors
  */
 final class LoadWarmUp {
+
+	/**
+	 * The longest warm-up of one app under one load, by default ({@code --load-warmup}).
+	 */
+	static final Duration MAXIMUM = Duration.ofSeconds(30);
 
 	/** One-second trials compared at a time. */
 	static final int WINDOW = 3;

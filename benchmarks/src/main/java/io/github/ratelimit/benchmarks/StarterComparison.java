@@ -58,7 +58,7 @@ final class StarterComparison {
 			// Two connections leave the JIT compiler threads some CPU on two cores.
 			HttpComparison.check(app.getKey(), HttpLoad.run(app.getValue(), 2, 1000, warmup));
 		}
-		Duration loadWarmup = options.duration("load-warmup", Duration.ofSeconds(30));
+		Duration loadWarmup = options.duration("load-warmup", LoadWarmUp.MAXIMUM);
 		for (int keys : KEYS) {
 			for (int connections : CONNECTIONS) {
 				HttpComparison.warmUpLoad(apps, connections, keys, loadWarmup);
