@@ -10,8 +10,9 @@
 # Every comparison runs in paired rounds, one trial per side, the order alternating (A B, B A, ...).
 # Prints per comparison (higher is better):
 #   RATIO <comparison> <median of the per-round ratios ours/theirs> range <min>-<max> pairs <n> other-cpu <cores>
-# or, when processes outside the benchmark kept more than --busy-cores (default 0.2) busy in at
-# least half the rounds of a variant, a line that is not a result:
+# (`pairs <n> of <rounds>` when rounds in which processes outside the benchmark kept more than
+# --busy-cores (default 0.2) busy were left out), or, when that was at least half the rounds of a
+# variant, a line that is not a result:
 #   RATIO <comparison> <value> INVALID busy (...) range <min>-<max> pairs <n> other-cpu <cores>
 # then `P99_ADDED_MS <comparison>-<variant>[-<peer>] <ms>` (p99 latency a limiter adds over the
 # unlimited app) and `BYTES` for Redis memory per key.
@@ -19,7 +20,7 @@
 # Takes about 30 minutes on 2 cores; --quick about 20 minutes (shorter trials, fewer rounds; aimed
 # at two quick runs on a quiet machine agreeing within 15% on every headline ratio).
 #
-#   --busy-cores=C   other processes' CPU (cores) above which a round counts as busy
+#   --busy-cores=C   other processes' CPU (cores) above which a round counts as busy (left out)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -107,7 +108,8 @@ fi
 # --own-root: this script's process tree (the benchmark JVMs, JMH's forks, redis-server, the apps)
 # is the benchmark's own; CPU used by any other process counts as machine load.
 bench() {
-  java -Xms1g -Xmx1g -cp "$cp" io.github.ratelimit.benchmarks.Main "$@" --quick=$quick --csv="$csv" --own-root=$$
+  java -Xms1g -Xmx1g -cp "$cp" io.github.ratelimit.benchmarks.Main "$@" --quick=$quick --csv="$csv" --own-root=$$ \
+    --busy-cores="$busy_cores"
 }
 
 # Sets the variable named $1 to the port of a new redis-server logging to $results/$2.log.
@@ -192,5 +194,5 @@ stop_apps
 
 echo "== Pictures and report"
 bench pictures --svg=docs/algorithms.svg
-bench report --redis-version="$redis_version" --svg=docs/throughput.svg --busy-cores="$busy_cores"
+bench report --redis-version="$redis_version" --svg=docs/throughput.svg
 echo "Wrote $results/latest.md, $csv, docs/algorithms.svg, docs/throughput.svg"

@@ -19,8 +19,10 @@ import java.util.Map;
  * ended through their parent's {@code cutime}/{@code cstime}.
  * <p>
  * On a two-core machine shared with builds, a trial measured while another process used a
- * core says little: {@link Report} marks a ratio invalid when, in at least half of its
- * pairs, other processes used more than {@code --busy-cores}.
+ * core says little: a round in which other processes used more than {@code --busy-cores}
+ * is {@linkplain #busy(double) busy} and left out of its comparison's ratio
+ * ({@link PairedTrials}), and {@link Report} marks a ratio invalid when at least half of
+ * its rounds were busy.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -28,16 +30,36 @@ final class MachineLoad {
 
 	private final long root;
 
+	private final double busyCores;
+
 	/**
 	 * Watches the machine apart from the process tree under {@code root}.
 	 * @param root the pid of the benchmark's root process
+	 * @param busyCores other processes' CPU, in cores, above which a round is busy
 	 */
-	MachineLoad(long root) {
+	MachineLoad(long root, double busyCores) {
 		this.root = root;
+		this.busyCores = busyCores;
 	}
 
 	static MachineLoad of(Options options) {
-		return new MachineLoad(Long.parseLong(options.value("own-root", Long.toString(ProcessHandle.current().pid()))));
+		return new MachineLoad(Long.parseLong(options.value("own-root", Long.toString(ProcessHandle.current().pid()))),
+				busyCores(options));
+	}
+
+	static double busyCores(Options options) {
+		return Double.parseDouble(options.value("busy-cores", Double.toString(Ratios.DEFAULT_BUSY_CORES)));
+	}
+
+	/**
+	 * Returns whether a round in which other processes used {@code otherCores} ran on a
+	 * machine it did not have to itself. Unknown load ({@code NaN}, no {@code /proc}) is
+	 * not busy: nothing can be told then.
+	 * @param otherCores other processes' CPU during the round, in cores
+	 * @return whether the round was busy
+	 */
+	boolean busy(double otherCores) {
+		return otherCores > this.busyCores;
 	}
 
 	/**

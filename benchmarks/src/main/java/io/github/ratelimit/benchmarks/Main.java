@@ -14,7 +14,8 @@ import java.util.Arrays;
  * pictures       docs/algorithms.svg from the core algorithms
  * </pre> Every command takes {@code --quick=true} for short runs, {@code --csv=PATH} and
  * {@code --own-root=PID} (the process whose tree is the benchmark's own, for
- * {@link MachineLoad}); {@code report} takes {@code --busy-cores=C}.
+ * {@link MachineLoad}) and {@code --busy-cores=C} (other processes' CPU above which a
+ * round is busy: left out of the ratios, and counted by {@code report}).
  *
  * @author ratelimit-spring-boot-starter authors
  */

@@ -16,7 +16,11 @@ import java.util.Objects;
  * ({@link CrossCoreProbe}: on a virtual machine it changes with the host's placement of
  * the vCPUs, invisibly to {@code /proc}). A comparison's ratio is the median of the
  * per-round ratios ({@link #measurements}), which a single disturbed trial cannot move
- * much, where the ratio of two medians taken from different moments could.
+ * much, where the ratio of two medians taken from different moments could. Rounds in
+ * which other processes kept the machine {@linkplain MachineLoad#busy(double) busy} are
+ * left out of it: a third of a run's rounds measured beside another process's work moved
+ * the median of one comparison by a fifth between two runs, while still less than the
+ * half of the rounds that makes the whole ratio invalid.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -60,10 +64,13 @@ final class PairedTrials {
 
 	private final double[] crossCoreNanos;
 
+	private final boolean[] busy;
+
 	private final String unit;
 
 	private PairedTrials(int rounds, String unit) {
 		this.unit = unit;
+		this.busy = new boolean[rounds];
 		this.otherCores = new double[rounds];
 		this.loadAverages = new double[rounds];
 		this.crossCoreNanos = new double[rounds];
@@ -97,6 +104,7 @@ final class PairedTrials {
 			}
 			MachineLoad.Snapshot end = load.now();
 			result.otherCores[round] = end.otherCoresSince(start);
+			result.busy[round] = load.busy(result.otherCores[round]);
 			result.loadAverages[round] = Math.max(start.loadAverage(), end.loadAverage());
 			result.crossCoreNanos[round] = CrossCoreProbe.roundTripNanos();
 			result.printRound(round, order);
@@ -113,8 +121,9 @@ final class PairedTrials {
 		for (String side : order) {
 			line.append(String.format(Locale.ROOT, " %s %.0f;", side, samples(side, "throughput")[round]));
 		}
-		line.append(String.format(Locale.ROOT, " other processes %.2f cores; cross-core round trip %.0f ns",
-				this.otherCores[round], this.crossCoreNanos[round]));
+		line.append(String.format(Locale.ROOT, " other processes %.2f cores; cross-core round trip %.0f ns%s",
+				this.otherCores[round], this.crossCoreNanos[round],
+				this.busy[round] ? "; busy: left out of the ratio" : ""));
 		System.out.println(line);
 	}
 
@@ -131,10 +140,11 @@ final class PairedTrials {
 
 	/**
 	 * Returns the measurements of a comparison between some of the sides: each side's
-	 * figures under its impl name, the per-round ratios ours / peer as metric
-	 * {@code pair-ratio} of each peer, and the machine's load per round (impl
-	 * {@code machine}: {@code other-cpu} in cores, {@code loadavg}, {@code cross-core} in
-	 * nanoseconds).
+	 * figures under its impl name, the per-round ratios ours / peer of the rounds that
+	 * were not busy as metric {@code pair-ratio} of each peer (of every round when all
+	 * were busy, so that a ratio marked invalid still has a value to show), and the
+	 * machine's load per round (impl {@code machine}: {@code other-cpu} in cores,
+	 * {@code loadavg}, {@code cross-core} in nanoseconds).
 	 * @param comparison the comparison
 	 * @param variant the variant
 	 * @param impls side to impl name, ours first ({@code "ours"}), then the peers
@@ -163,19 +173,28 @@ final class PairedTrials {
 	}
 
 	/**
-	 * Returns the throughput of {@code ours} / {@code peer}, one ratio per round.
+	 * Returns the throughput of {@code ours} / {@code peer}, one ratio per round that was
+	 * not busy, or per round when every round was.
 	 * @param ours the numerator's side
 	 * @param peer the denominator's side
 	 * @return the ratios
 	 */
 	double[] pairRatios(String ours, String peer) {
-		double[] numerators = samples(ours, "throughput");
-		double[] denominators = samples(peer, "throughput");
-		double[] ratios = new double[numerators.length];
-		for (int i = 0; i < ratios.length; i++) {
-			ratios[i] = numerators[i] / denominators[i];
+		return quietRatios(samples(ours, "throughput"), samples(peer, "throughput"), this.busy);
+	}
+
+	static double[] quietRatios(double[] numerators, double[] denominators, boolean[] busy) {
+		boolean allBusy = true;
+		for (boolean b : busy) {
+			allBusy &= b;
 		}
-		return ratios;
+		List<Double> ratios = new ArrayList<>();
+		for (int i = 0; i < numerators.length; i++) {
+			if (allBusy || !busy[i]) {
+				ratios.add(numerators[i] / denominators[i]);
+			}
+		}
+		return ratios.stream().mapToDouble(Double::doubleValue).toArray();
 	}
 
 	private String unit(String metric) {

@@ -17,9 +17,10 @@ import org.jspecify.annotations.Nullable;
  * others are shown, not headlined).
  * <p>
  * A variant is <em>busy</em> when, in at least half of its pairs, processes outside the
- * benchmark used more than {@code busyCores} of CPU: the median pair was then measured on
- * a machine it did not have to itself. A headline is invalid when any of its headlined
- * variants is busy, since the lowest cannot be told then.
+ * benchmark used more than {@code busyCores} of CPU: its ratio, the median over the other
+ * pairs ({@link PairedTrials} leaves busy ones out), then rests on too few of them. A
+ * headline is invalid when any of its headlined variants is busy, since the lowest cannot
+ * be told then.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -160,12 +161,18 @@ final class Ratios {
 		}
 
 		/**
-		 * Returns the range of the per-pair ratios, e.g. {@code 0.91–1.04 (7 pairs)}.
+		 * Returns the range of the per-pair ratios, e.g. {@code 0.91–1.04 (7 pairs)}, or
+		 * {@code 0.91–1.04 (7 of 11 pairs)} when busy rounds were left out.
 		 * @return the range, or {@code "unpaired"}
 		 */
 		String range() {
-			return (this.pairs != null) ? String.format(Locale.ROOT, "%.2f–%.2f (%d pairs)", this.pairs.min(),
-					this.pairs.max(), this.pairs.samples()) : "unpaired";
+			if (this.pairs == null) {
+				return "unpaired";
+			}
+			String of = (this.load != null && this.load.samples() > this.pairs.samples()) ? " of " + this.load.samples()
+					: "";
+			return String.format(Locale.ROOT, "%.2f–%.2f (%d%s pairs)", this.pairs.min(), this.pairs.max(),
+					this.pairs.samples(), of);
 		}
 
 		/**

@@ -34,7 +34,7 @@ final class Report {
 	static void main(Options options) throws IOException {
 		Path csv = options.csv();
 		Report report = new Report(Measurement.read(csv));
-		double busyCores = Double.parseDouble(options.value("busy-cores", Double.toString(Ratios.DEFAULT_BUSY_CORES)));
+		double busyCores = MachineLoad.busyCores(options);
 		List<Ratios.Ratio> ratios = Ratios.of(report.measurements, busyCores);
 		List<String> lines = new ArrayList<>();
 		for (Ratios.Ratio ratio : ratios) {
@@ -80,14 +80,17 @@ final class Report {
 
 	/**
 	 * Returns the RATIO line of a headline: {@code RATIO <comparison> <median of the pair
-	 * ratios> range <min>-<max> pairs <n> other-cpu <cores>}, then, where measured,
-	 * {@code cross-core-ns <median> (<min>-<max>)}, or, when the machine was busy,
-	 * {@code RATIO <comparison> <value> INVALID busy other-cpu <cores> > <limit>
+	 * ratios> range <min>-<max> pairs <n> other-cpu <cores>}
+	 * ({@code pairs <n> of <rounds>} when busy rounds were left out), then, where
+	 * measured, {@code cross-core-ns <median> (<min>-<max>)}, or, when the machine was
+	 * busy, {@code RATIO <comparison> <value> INVALID busy other-cpu <cores> > <limit>
 	 * ...}: a figure not to be quoted.
 	 */
 	static String ratioLine(Ratios.Ratio ratio, double busyCores) {
-		String pairs = (ratio.pairs() != null) ? String.format(Locale.ROOT, " range %.3f-%.3f pairs %d",
-				ratio.pairs().min(), ratio.pairs().max(), ratio.pairs().samples()) : " unpaired";
+		String leftOut = (ratio.pairs() != null && ratio.load() != null
+				&& ratio.load().samples() > ratio.pairs().samples()) ? " of " + ratio.load().samples() : "";
+		String pairs = (ratio.pairs() != null) ? String.format(Locale.ROOT, " range %.3f-%.3f pairs %d%s",
+				ratio.pairs().min(), ratio.pairs().max(), ratio.pairs().samples(), leftOut) : " unpaired";
 		double load = (ratio.load() != null) ? ratio.load().median() : Double.NaN;
 		String busy = ratio.busy() ? String.format(Locale.ROOT,
 				" INVALID busy (other processes used more than %.2f cores in at least half the pairs of a variant)",
@@ -124,14 +127,15 @@ final class Report {
 		md.append("## Ratios\n\n")
 			.append("Each comparison runs in rounds of one trial per side, the order alternating between rounds ")
 			.append("(A B, B A, ...); a ratio is the **median of the per-round ratios** ours / theirs, and its ")
-			.append("range is the smallest and largest per-round ratio. The headline of a comparison is the lowest ")
+			.append("range is the smallest and largest per-round ratio, over the rounds that were not busy (see ")
+			.append("below; `N of M pairs` when some were left out). The headline of a comparison is the lowest ")
 			.append("of the variants its goal is about (all but the in-memory 100,000-key variants, shown below: the ")
 			.append("in-memory goals are about one key). `other CPU`: cores that processes outside the benchmark (not its JVMs, JMH forks, ")
 			.append("redis-server or apps) kept busy during a round, from `/proc`: median over the rounds (largest). ")
 			.append(String.format(Locale.ROOT,
-					"A variant is **INVALID** (busy) when they used more than %.2f cores in at least half of its ",
+					"A round is busy when they used more than %.2f cores; a variant is **INVALID** (busy) when at ",
 					busyCores))
-			.append("rounds; a headline is invalid when any of the variants it is the lowest of is.\n\n");
+			.append("least half of its rounds were; a headline is invalid when any of the variants it is the lowest of is.\n\n");
 		md.append("| comparison | headline | range | goal | met | worst variant | other CPU |\n")
 			.append("|---|---|---|---|---|---|---|\n");
 		for (Ratios.Ratio ratio : ratios) {

@@ -26,8 +26,24 @@ class MachineLoadTests {
 	}
 
 	@Test
+	void roundIsBusyWhenOtherProcessesUsedMoreThanTheThreshold() {
+		MachineLoad load = new MachineLoad(ProcessHandle.current().pid(), 0.2);
+		assertThat(load.busy(0.21)).isTrue();
+		assertThat(load.busy(0.2)).isFalse();
+		assertThat(load.busy(0)).isFalse();
+		// No /proc: nothing can be told, and nothing is left out.
+		assertThat(load.busy(Double.NaN)).isFalse();
+	}
+
+	@Test
+	void busyCoresOptionSetsTheThreshold() {
+		assertThat(MachineLoad.busyCores(new Options(new String[] { "--busy-cores=0.5" }, 0))).isEqualTo(0.5);
+		assertThat(MachineLoad.busyCores(new Options(new String[0], 0))).isEqualTo(Ratios.DEFAULT_BUSY_CORES);
+	}
+
+	@Test
 	void ownProcessTreeIncludesThisJvm() {
-		MachineLoad load = new MachineLoad(ProcessHandle.current().pid());
+		MachineLoad load = new MachineLoad(ProcessHandle.current().pid(), Ratios.DEFAULT_BUSY_CORES);
 		MachineLoad.Snapshot start = load.now();
 		if (start.machineTicks() < 0) {
 			return;

@@ -20,14 +20,16 @@ class PairedTrialsTests {
 	void roundsAlternateTheOrderAndPairTheirOwnTrials() throws Exception {
 		List<String> order = new ArrayList<>();
 		double[] drift = { 1 };
-		PairedTrials pairs = PairedTrials.run(List.of("ours", "theirs"), 4,
-				MachineLoad.of(new Options(new String[0], 0)), "decisions/s", (side) -> {
-					order.add(side);
-					// The machine slows down round after round; ours is always twice as
-					// fast.
-					drift[0] *= 0.9;
-					return PairedTrials.Figures.throughput((side.equals("ours") ? 200 : 100) * drift[0]);
-				});
+		// About pairing, not load: no round counts as busy (rounds of microseconds make
+		// the CPU other processes used, in ticks of 10 ms, jump between 0 and cores).
+		MachineLoad neverBusy = new MachineLoad(ProcessHandle.current().pid(), Double.POSITIVE_INFINITY);
+		PairedTrials pairs = PairedTrials.run(List.of("ours", "theirs"), 4, neverBusy, "decisions/s", (side) -> {
+			order.add(side);
+			// The machine slows down round after round; ours is always twice as
+			// fast.
+			drift[0] *= 0.9;
+			return PairedTrials.Figures.throughput((side.equals("ours") ? 200 : 100) * drift[0]);
+		});
 		assertThat(order).containsExactly("ours", "theirs", "theirs", "ours", "ours", "theirs", "theirs", "ours");
 		Map<String, String> impls = new LinkedHashMap<>();
 		impls.put("ours", "ours");
@@ -56,6 +58,22 @@ class PairedTrialsTests {
 			assertThat(m.min()).isGreaterThan(0);
 			assertThat(m.max()).isLessThan(1e9);
 		});
+	}
+
+	@Test
+	void busyRoundsAreLeftOutOfTheRatios() {
+		// The second and fourth rounds ran beside another process's work.
+		double[] ratios = PairedTrials.quietRatios(new double[] { 200, 90, 210, 60, 190 },
+				new double[] { 100, 100, 100, 100, 100 }, new boolean[] { false, true, false, true, false });
+		assertThat(ratios).containsExactly(2.0, 2.1, 1.9);
+	}
+
+	@Test
+	void everyRoundCountsWhenAllWereBusy() {
+		// The ratio is then invalid (Ratios), but still has a value to show.
+		double[] ratios = PairedTrials.quietRatios(new double[] { 200, 90 }, new double[] { 100, 100 },
+				new boolean[] { true, true });
+		assertThat(ratios).containsExactly(2.0, 0.9);
 	}
 
 }

@@ -99,6 +99,22 @@ class ReportTests {
 	}
 
 	@Test
+	void ratioLineSaysHowManyRoundsWereLeftOutAsBusy() {
+		List<Measurement> measurements = List.of(
+				Measurement.of(HOT, "hot-c16", "ours", "throughput", "decisions/s", new double[] { 100, 100, 100 }),
+				Measurement.of(HOT, "hot-c16", "bucket4j-lettuce", "throughput", "decisions/s",
+						new double[] { 50, 50, 90 }),
+				// The third round was busy: its pair is not among the ratios.
+				Measurement.of(HOT, "hot-c16", "bucket4j-lettuce", "pair-ratio", "ours/theirs", new double[] { 2, 2 }),
+				Measurement.of(HOT, "hot-c16", "machine", "other-cpu", "cores", new double[] { 0, 0, 0.6 }));
+		Ratios.Ratio headline = headline(measurements, 0.2);
+		assertThat(headline.busy()).isFalse();
+		assertThat(headline.range()).isEqualTo("2.00–2.00 (2 of 3 pairs)");
+		assertThat(Report.ratioLine(headline, 0.2))
+			.isEqualTo("RATIO redis-vs-bucket4j-lettuce-hot 2.000 range 2.000-2.000 pairs 2 of 3 other-cpu 0.00");
+	}
+
+	@Test
 	void latencyBaselineWithoutPairsIsNotAPeer() {
 		String comparison = "http-vs-bucket4j-starter-hot";
 		List<Measurement> measurements = List.of(
