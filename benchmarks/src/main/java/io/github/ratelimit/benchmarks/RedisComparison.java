@@ -141,8 +141,12 @@ final class RedisComparison {
 		Duration trial = this.options.duration("trial", Duration.ofSeconds(3));
 		int trials = this.options.intValue("trials", 5);
 		List<Measurement> measurements = new ArrayList<>();
+		// A client per side, as each would be in an application of its own: sharing one,
+		// a side ran at half speed right after Bucket4j's batching proxy had run on it
+		// (its event loops and timer), whichever side that was.
 		RedisClient client = RedisClient.create(this.uri);
-		try (Contender ours = contender(oursImpl, client, keys); Contender theirs = contender(peer, client, keys)) {
+		RedisClient peerClient = RedisClient.create(this.uri);
+		try (Contender ours = contender(oursImpl, client, keys); Contender theirs = contender(peer, peerClient, keys)) {
 			Map<String, Contender> both = new LinkedHashMap<>();
 			both.put("ours", ours);
 			both.put(peer, theirs);
@@ -164,6 +168,7 @@ final class RedisComparison {
 		}
 		finally {
 			client.shutdown();
+			peerClient.shutdown();
 		}
 		measurements.addAll(countCommands(comparison, variant, oursImpl, concurrency, keys));
 		measurements.addAll(countCommands(comparison, variant, peer, concurrency, keys));
