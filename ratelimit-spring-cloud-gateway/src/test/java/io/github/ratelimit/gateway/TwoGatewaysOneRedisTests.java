@@ -1,9 +1,12 @@
 package io.github.ratelimit.gateway;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -120,14 +123,36 @@ class TwoGatewaysOneRedisTests {
 				futures.add(executor.submit(() -> Backend.get(this.client, port, "/api/items", "alice")));
 			}
 			List<HttpResponse<String>> responses = new ArrayList<>();
-			for (Future<HttpResponse<String>> future : futures) {
-				responses.add(future.get());
+			for (int i = 0; i < futures.size(); i++) {
+				try {
+					responses.add(futures.get(i).get());
+				}
+				catch (ExecutionException ex) {
+					throw new AssertionError(unanswered(i, ports[i % 2], responses), ex);
+				}
 			}
 			return responses;
 		}
 		finally {
 			executor.shutdownNow();
 		}
+	}
+
+	/**
+	 * Says which request went unanswered, what the others got, what reached the backend,
+	 * and where every thread of the two gateways stood: a request that hung once (30 s,
+	 * in a full build) left no other trace.
+	 */
+	private static String unanswered(int request, int port, List<HttpResponse<String>> answered) {
+		StringBuilder text = new StringBuilder(String.format(
+				"Request %d of %d, to the gateway on port %d, got no answer; statuses before it: %s; "
+						+ "requests that reached the backend: %d. Threads:%n",
+				request + 1, REQUESTS, port, answered.stream().map(HttpResponse::statusCode).toList(),
+				backend.requests()));
+		for (ThreadInfo thread : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
+			text.append(thread);
+		}
+		return text.toString();
 	}
 
 	private static ConfigurableApplicationContext gateway() {
