@@ -169,10 +169,18 @@ final class Ratios {
 			if (this.pairs == null) {
 				return "unpaired";
 			}
-			String of = (this.load != null && this.load.samples() > this.pairs.samples()) ? " of " + this.load.samples()
-					: "";
 			return String.format(Locale.ROOT, "%.2f–%.2f (%d%s pairs)", this.pairs.min(), this.pairs.max(),
-					this.pairs.samples(), of);
+					this.pairs.samples(), ofRounds());
+		}
+
+		/**
+		 * Returns {@code " of <rounds>"} when busy rounds were left out of the pairs,
+		 * else an empty string.
+		 * @return the suffix to the number of pairs
+		 */
+		String ofRounds() {
+			return (this.pairs != null && this.load != null && this.load.samples() > this.pairs.samples())
+					? " of " + this.load.samples() : "";
 		}
 
 		/**

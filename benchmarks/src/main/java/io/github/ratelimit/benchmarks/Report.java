@@ -87,10 +87,8 @@ final class Report {
 	 * ...}: a figure not to be quoted.
 	 */
 	static String ratioLine(Ratios.Ratio ratio, double busyCores) {
-		String leftOut = (ratio.pairs() != null && ratio.load() != null
-				&& ratio.load().samples() > ratio.pairs().samples()) ? " of " + ratio.load().samples() : "";
 		String pairs = (ratio.pairs() != null) ? String.format(Locale.ROOT, " range %.3f-%.3f pairs %d%s",
-				ratio.pairs().min(), ratio.pairs().max(), ratio.pairs().samples(), leftOut) : " unpaired";
+				ratio.pairs().min(), ratio.pairs().max(), ratio.pairs().samples(), ratio.ofRounds()) : " unpaired";
 		double load = (ratio.load() != null) ? ratio.load().median() : Double.NaN;
 		String busy = ratio.busy() ? String.format(Locale.ROOT,
 				" INVALID busy (other processes used more than %.2f cores in at least half the pairs of a variant)",
