@@ -292,13 +292,21 @@ class RedisCoalescingTests {
 		// One permit back every 86 s: none in the test, so the count is exact.
 		int callers = 64;
 		int rounds = 40;
-		long callsBefore = scriptCalls();
-		List<CompletableFuture<Long>> loops = new ArrayList<>();
-		for (int i = 0; i < callers; i++) {
-			loops.add(decideInLoop(store, limits, rounds));
+		// The same load once on keys of their own first: run first in a fresh JVM, the
+		// test
+		// thread took long enough to start 64 cold callers that their first rounds went
+		// in
+		// 21 extra calls (61 for 40 rounds), start-up rather than the steady state
+		// asserted.
+		RedisRateLimitStore warmUp = store(RedisRateLimitStore.builder(client)
+			.keyPrefix("loop-warm-up-" + System.nanoTime())
+			.timeout(Duration.ofSeconds(5)));
+		for (CompletableFuture<Long> loop : startLoops(warmUp, limits, callers, rounds)) {
+			loop.get(60, TimeUnit.SECONDS);
 		}
+		long callsBefore = scriptCalls();
 		long allowed = 0;
-		for (CompletableFuture<Long> loop : loops) {
+		for (CompletableFuture<Long> loop : startLoops(store, limits, callers, rounds)) {
 			allowed += loop.get(60, TimeUnit.SECONDS);
 		}
 		long calls = scriptCalls() - callsBefore;
@@ -308,6 +316,15 @@ class RedisCoalescingTests {
 		// in one.
 		assertThat(calls).as("script calls for %d rounds of %d callers", rounds, callers)
 			.isLessThanOrEqualTo(rounds + 10);
+	}
+
+	private static List<CompletableFuture<Long>> startLoops(RedisRateLimitStore store, List<LimitSpec> limits,
+			int callers, int rounds) {
+		List<CompletableFuture<Long>> loops = new ArrayList<>();
+		for (int i = 0; i < callers; i++) {
+			loops.add(decideInLoop(store, limits, rounds));
+		}
+		return loops;
 	}
 
 	/**
