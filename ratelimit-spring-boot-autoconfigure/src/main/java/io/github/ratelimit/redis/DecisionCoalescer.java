@@ -125,17 +125,47 @@ final class DecisionCoalescer {
 			// waiting: those that waited for this call and those its callers made at once
 			// (a loop, a pipeline). Sending the ones that waited before the callers ran
 			// split a steady load into two groups taking turns, twice the calls.
-			if (ex != null) {
-				RuntimeException failure = this.script.failure(ScriptRunner.unwrap(ex));
-				for (Request request : batch) {
-					request.completeExceptionally(failure);
+			try {
+				if (ex != null) {
+					fail(batch, this.script.failure(ScriptRunner.unwrap(ex)));
+				}
+				else {
+					deliver(lane.key, batch, reply);
 				}
 			}
-			else {
-				deliver(lane.key, batch, reply);
+			finally {
+				// Whatever was thrown above (an Error while reading the reply), no
+				// request of the batch is left waiting, and the lane goes on: a lane
+				// never returned would hold every later decision on its key for good.
+				failUnanswered(batch);
+				returned(lane);
 			}
-			returned(lane);
 		});
+	}
+
+	/**
+	 * Fails the requests of a batch that have no outcome yet.
+	 */
+	private static void fail(List<Request> batch, RuntimeException failure) {
+		for (Request request : batch) {
+			request.completeExceptionally(failure);
+		}
+	}
+
+	/**
+	 * Fails the requests a batch left without an outcome: none, unless an Error was
+	 * thrown while its reply was handed out.
+	 */
+	private void failUnanswered(List<Request> batch) {
+		@Nullable RuntimeException failure = null;
+		for (Request request : batch) {
+			if (!request.isDone()) {
+				if (failure == null) {
+					failure = this.script.failure(new IllegalStateException("The call's reply was not handed out"));
+				}
+				request.completeExceptionally(failure);
+			}
+		}
 	}
 
 	/**
@@ -161,10 +191,7 @@ final class DecisionCoalescer {
 			decisions = this.script.decisions(reply, batch, lane.limits);
 		}
 		catch (RuntimeException ex) {
-			RuntimeException failure = this.script.failure(ex);
-			for (Request request : batch) {
-				request.completeExceptionally(failure);
-			}
+			fail(batch, this.script.failure(ex));
 			return;
 		}
 		for (int i = 0; i < batch.size(); i++) {

@@ -1,0 +1,141 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.Test;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.RateLimitStoreException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link DecisionCoalescer} on a script whose calls the test completes by hand: however a
+ * call ends, each of its requests gets an outcome and the lane goes on to the next call.
+ * The store's tests ({@code RedisCoalescingTests}) cover the decisions on a real Redis.
+ */
+class DecisionCoalescerTests {
+
+	private static final List<LimitSpec> LIMITS = List.of(LimitSpec.of(10, Duration.ofMinutes(1), Algorithm.GCRA));
+
+	private final HandCompletedScript script = new HandCompletedScript();
+
+	private final DecisionCoalescer coalescer = new DecisionCoalescer(this.script, TimeUnit.SECONDS.toNanos(30));
+
+	@Test
+	void requestsArrivingWhileACallIsInFlightGoTogetherInTheNextCall() {
+		CompletableFuture<Decision> alone = decide();
+		CompletableFuture<Decision> second = decide();
+		CompletableFuture<Decision> third = decide();
+		assertThat(this.script.calls).hasSize(1);
+		this.script.reply(0);
+		assertThat(alone).isCompleted();
+		assertThat(this.script.calls).hasSize(2);
+		assertThat(this.script.calls.get(1).batch).hasSize(2);
+		this.script.reply(1);
+		assertThat(second).isCompletedWithValueMatching(Decision::allowed);
+		assertThat(third).isCompletedWithValueMatching(Decision::allowed);
+		assertThat(this.coalescer.coalesced()).isEqualTo(2);
+	}
+
+	@Test
+	void anErrorWhileAReplyIsReadFailsItsRequestsAndTheLaneGoesOn() {
+		decide();
+		CompletableFuture<Decision> second = decide();
+		CompletableFuture<Decision> third = decide();
+		this.script.reply(0);
+		// A batch's reply whose reading throws an Error, not an exception (a stack or
+		// heap
+		// exhausted on the I/O thread).
+		this.script.errorOnRead = new StackOverflowError();
+		this.script.reply(1);
+		assertThat(second).isCompletedExceptionally();
+		assertThat(third).isCompletedExceptionally();
+		assertThat(second.handle((decision, ex) -> ex)).succeedsWithin(Duration.ZERO)
+			.isInstanceOf(RateLimitStoreException.class);
+		this.script.errorOnRead = null;
+		// Left in flight, the lane would have queued this one behind a call that had
+		// ended, for good.
+		CompletableFuture<Decision> next = decide();
+		assertThat(this.script.calls).hasSize(3);
+		this.script.reply(2);
+		assertThat(next).isCompletedWithValueMatching(Decision::allowed);
+	}
+
+	@Test
+	void aFailedCallFailsEachOfItsRequestsAndTheLaneGoesOn() {
+		decide();
+		CompletableFuture<Decision> second = decide();
+		CompletableFuture<Decision> third = decide();
+		this.script.reply(0);
+		this.script.calls.get(1).reply.completeExceptionally(new IllegalStateException("connection lost"));
+		assertThat(second).isCompletedExceptionally();
+		assertThat(third).isCompletedExceptionally();
+		CompletableFuture<Decision> next = decide();
+		assertThat(this.script.calls).hasSize(3);
+		this.script.reply(2);
+		assertThat(next).isCompletedWithValueMatching(Decision::allowed);
+	}
+
+	private CompletableFuture<Decision> decide() {
+		return this.coalescer.decide("api", "alice", LIMITS, 1, RateLimitStore.NO_MAX_DELAY, true);
+	}
+
+	/**
+	 * Records each call; the test completes its reply. Every request is allowed.
+	 */
+	private static final class HandCompletedScript implements DecisionCoalescer.Script {
+
+		private final List<Call> calls = new ArrayList<>();
+
+		private Error errorOnRead;
+
+		void reply(int call) {
+			this.calls.get(call).reply.complete(List.of());
+		}
+
+		@Override
+		public CompletableFuture<List<Object>> send(DecisionCoalescer.LaneKey lane,
+				List<DecisionCoalescer.Request> batch, boolean async, Consumer<List<Object>> lateReply) {
+			Call call = new Call(List.copyOf(batch), new CompletableFuture<>());
+			this.calls.add(call);
+			return call.reply;
+		}
+
+		@Override
+		public List<Decision> decisions(List<Object> reply, List<DecisionCoalescer.Request> batch,
+				List<LimitSpec> limits) {
+			if (this.errorOnRead != null) {
+				throw this.errorOnRead;
+			}
+			List<Decision> decisions = new ArrayList<>();
+			for (int i = 0; i < batch.size(); i++) {
+				decisions.add(Decision.allowed(limits.get(0), 9 - i, 6_000_000, 0));
+			}
+			return decisions;
+		}
+
+		@Override
+		public RuntimeException failure(Throwable cause) {
+			return new RateLimitStoreException("Redis rate limit call failed: " + cause, cause, false);
+		}
+
+		@Override
+		public void giveBack(DecisionCoalescer.LaneKey lane, long cost) {
+		}
+
+		private record Call(List<DecisionCoalescer.Request> batch, CompletableFuture<List<Object>> reply) {
+
+		}
+
+	}
+
+}
