@@ -48,37 +48,43 @@ class DecisionCoalescerTests {
 
 	@Test
 	void anErrorWhileAReplyIsReadFailsItsRequestsAndTheLaneGoesOn() {
-		decide();
-		CompletableFuture<Decision> second = decide();
-		CompletableFuture<Decision> third = decide();
-		this.script.reply(0);
-		// A batch's reply whose reading throws an Error, not an exception (a stack or
-		// heap
+		List<CompletableFuture<Decision>> batch = aBatchOfTwoInFlight();
+		// A reply whose reading throws an Error, not an exception (a stack or heap
 		// exhausted on the I/O thread).
 		this.script.errorOnRead = new StackOverflowError();
 		this.script.reply(1);
-		assertThat(second).isCompletedExceptionally();
-		assertThat(third).isCompletedExceptionally();
-		assertThat(second.handle((decision, ex) -> ex)).succeedsWithin(Duration.ZERO)
-			.isInstanceOf(RateLimitStoreException.class);
+		assertThat(batch)
+			.allSatisfy((request) -> assertThat(request.handle((decision, ex) -> ex)).succeedsWithin(Duration.ZERO)
+				.isInstanceOf(RateLimitStoreException.class));
 		this.script.errorOnRead = null;
-		// Left in flight, the lane would have queued this one behind a call that had
-		// ended, for good.
-		CompletableFuture<Decision> next = decide();
-		assertThat(this.script.calls).hasSize(3);
-		this.script.reply(2);
-		assertThat(next).isCompletedWithValueMatching(Decision::allowed);
+		assertTheLaneGoesOn();
 	}
 
 	@Test
 	void aFailedCallFailsEachOfItsRequestsAndTheLaneGoesOn() {
-		decide();
-		CompletableFuture<Decision> second = decide();
-		CompletableFuture<Decision> third = decide();
-		this.script.reply(0);
+		List<CompletableFuture<Decision>> batch = aBatchOfTwoInFlight();
 		this.script.calls.get(1).reply.completeExceptionally(new IllegalStateException("connection lost"));
-		assertThat(second).isCompletedExceptionally();
-		assertThat(third).isCompletedExceptionally();
+		assertThat(batch).allSatisfy((request) -> assertThat(request).isCompletedExceptionally());
+		assertTheLaneGoesOn();
+	}
+
+	/**
+	 * Sends one request alone and two behind it, answers the first: the two are then in
+	 * flight as the second call.
+	 */
+	private List<CompletableFuture<Decision>> aBatchOfTwoInFlight() {
+		decide();
+		List<CompletableFuture<Decision>> batch = List.of(decide(), decide());
+		this.script.reply(0);
+		assertThat(this.script.calls).hasSize(2);
+		return batch;
+	}
+
+	/**
+	 * The next decision is sent and answered: a lane left in flight would have queued it
+	 * behind a call that had ended, for good.
+	 */
+	private void assertTheLaneGoesOn() {
 		CompletableFuture<Decision> next = decide();
 		assertThat(this.script.calls).hasSize(3);
 		this.script.reply(2);
