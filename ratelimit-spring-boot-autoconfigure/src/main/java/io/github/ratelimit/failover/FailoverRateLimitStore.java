@@ -264,30 +264,47 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		long token = (this.rejections != null) ? this.rejections.token() : 0;
 		CompletableFuture<Decision> result = new CompletableFuture<>();
 		this.primary.decideAsync(bucket, key, limits, cost, maxDelayMicros).whenComplete((decision, ex) -> {
-			if (ex == null) {
-				recordSuccess();
-				remember(bucket, key, limits, cost, maxDelayMicros, decision, token);
-				result.complete(decision);
-				return;
+			try {
+				answer(result, bucket, key, limits, cost, maxDelayMicros, token, decision, ex);
 			}
-			Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
-			if (cause instanceof RateLimitStoreException storeFailure) {
-				recordFailure(storeFailure);
-				degradedAsync(bucket, key, limits, cost, maxDelayMicros, storeFailure).whenComplete((d, e) -> {
-					if (e != null) {
-						result.completeExceptionally(e);
-					}
-					else {
-						result.complete(d);
-					}
-				});
-			}
-			else {
-				this.breaker.onIgnored();
-				result.completeExceptionally(cause);
+			catch (RuntimeException | Error unexpected) {
+				// Thrown on the primary's I/O thread, it would reach no one and leave the
+				// caller waiting for good (an asynchronous caller has no timeout of its
+				// own).
+				result.completeExceptionally(unexpected);
 			}
 		});
 		return result;
+	}
+
+	/**
+	 * Completes {@code result} with the primary's decision or, when the primary failed,
+	 * the failure mode's answer.
+	 */
+	private void answer(CompletableFuture<Decision> result, String bucket, String key, List<LimitSpec> limits,
+			long cost, long maxDelayMicros, long token, @Nullable Decision decision, @Nullable Throwable ex) {
+		if (ex == null) {
+			recordSuccess();
+			remember(bucket, key, limits, cost, maxDelayMicros, Objects.requireNonNull(decision), token);
+			result.complete(decision);
+			return;
+		}
+		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+		if (cause instanceof RateLimitStoreException storeFailure) {
+			recordFailure(storeFailure);
+			degradedAsync(bucket, key, limits, cost, maxDelayMicros, storeFailure).whenComplete((d, e) -> {
+				if (e != null) {
+					result.completeExceptionally(e);
+				}
+				else {
+					result.complete(d);
+				}
+			});
+		}
+		else {
+			this.breaker.onIgnored();
+			result.completeExceptionally(cause);
+		}
 	}
 
 	private CompletionStage<Decision> degradedAsync(String bucket, String key, List<LimitSpec> limits, long cost,

@@ -240,6 +240,22 @@ class FailoverRateLimitStoreTests {
 	}
 
 	@Test
+	void anAsynchronousDecisionIsAnsweredWhateverItsFallbackThrows() {
+		StackOverflowError error = new StackOverflowError();
+		FailoverRateLimitStore store = FailoverRateLimitStore.builder(this.primary, new ThrowingStore(error))
+			.failureMode(FailureMode.FALLBACK)
+			.breaker(BREAKER)
+			.nanoTime(() -> this.now)
+			.build();
+		this.primary.up.set(false);
+		CompletableFuture<Decision> decision = store.decideAsync("b", "k", LIMITS, 1, Long.MAX_VALUE)
+			.toCompletableFuture();
+		// Thrown where the primary's failure is handled (its I/O thread), the Error
+		// reached no one, and this stage never completed.
+		assertThat(decision.handle((result, ex) -> ex)).succeedsWithin(Duration.ZERO).isSameAs(error);
+	}
+
+	@Test
 	void badArgumentsAreNotCountedAsStoreFailures() {
 		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
 		for (int i = 0; i < 10; i++) {
@@ -248,6 +264,47 @@ class FailoverRateLimitStoreTests {
 		}
 		assertThat(store.isDegraded()).isFalse();
 		assertThat(store.failureCount()).isZero();
+	}
+
+	/**
+	 * An in-memory store whose decisions throw what it was given (its peeks, which warm
+	 * it up, answer).
+	 */
+	static final class ThrowingStore implements RateLimitStore {
+
+		private final InMemoryRateLimitStore delegate = InMemoryRateLimitStore.create();
+
+		private final Error error;
+
+		ThrowingStore(Error error) {
+			this.error = error;
+		}
+
+		@Override
+		public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
+			throw this.error;
+		}
+
+		@Override
+		public void refund(String bucket, String key, List<LimitSpec> limits, long cost) {
+			this.delegate.refund(bucket, key, limits, cost);
+		}
+
+		@Override
+		public Decision peek(String bucket, String key, List<LimitSpec> limits) {
+			return this.delegate.peek(bucket, key, limits);
+		}
+
+		@Override
+		public void reset(String bucket, String key, List<LimitSpec> limits) {
+			this.delegate.reset(bucket, key, limits);
+		}
+
+		@Override
+		public String name() {
+			return "throwing";
+		}
+
 	}
 
 	/**
