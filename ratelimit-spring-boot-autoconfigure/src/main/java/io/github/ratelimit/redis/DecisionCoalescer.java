@@ -125,6 +125,7 @@ final class DecisionCoalescer {
 			// waiting: those that waited for this call and those its callers made at once
 			// (a loop, a pipeline). Sending the ones that waited before the callers ran
 			// split a steady load into two groups taking turns, twice the calls.
+			boolean handedOut = false;
 			try {
 				if (ex != null) {
 					fail(batch, this.script.failure(ScriptRunner.unwrap(ex)));
@@ -132,12 +133,15 @@ final class DecisionCoalescer {
 				else {
 					deliver(lane.key, batch, reply);
 				}
+				handedOut = true;
 			}
 			finally {
 				// Whatever was thrown above (an Error while reading the reply), no
 				// request of the batch is left waiting, and the lane goes on: a lane
 				// never returned would hold every later decision on its key for good.
-				failUnanswered(batch);
+				if (!handedOut) {
+					fail(batch, this.script.failure(new IllegalStateException("The call's reply was not handed out")));
+				}
 				returned(lane);
 			}
 		});
@@ -149,22 +153,6 @@ final class DecisionCoalescer {
 	private static void fail(List<Request> batch, RuntimeException failure) {
 		for (Request request : batch) {
 			request.completeExceptionally(failure);
-		}
-	}
-
-	/**
-	 * Fails the requests a batch left without an outcome: none, unless an Error was
-	 * thrown while its reply was handed out.
-	 */
-	private void failUnanswered(List<Request> batch) {
-		@Nullable RuntimeException failure = null;
-		for (Request request : batch) {
-			if (!request.isDone()) {
-				if (failure == null) {
-					failure = this.script.failure(new IllegalStateException("The call's reply was not handed out"));
-				}
-				request.completeExceptionally(failure);
-			}
 		}
 	}
 

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.Algorithm;
@@ -242,7 +243,9 @@ class FailoverRateLimitStoreTests {
 	@Test
 	void anAsynchronousDecisionIsAnsweredWhateverItsFallbackThrows() {
 		StackOverflowError error = new StackOverflowError();
-		FailoverRateLimitStore store = FailoverRateLimitStore.builder(this.primary, new ThrowingStore(error))
+		SwitchableStore fallback = new SwitchableStore();
+		fallback.decisionError = error;
+		FailoverRateLimitStore store = FailoverRateLimitStore.builder(this.primary, fallback)
 			.failureMode(FailureMode.FALLBACK)
 			.breaker(BREAKER)
 			.nanoTime(() -> this.now)
@@ -267,54 +270,16 @@ class FailoverRateLimitStoreTests {
 	}
 
 	/**
-	 * An in-memory store whose decisions throw what it was given (its peeks, which warm
-	 * it up, answer).
-	 */
-	static final class ThrowingStore implements RateLimitStore {
-
-		private final InMemoryRateLimitStore delegate = InMemoryRateLimitStore.create();
-
-		private final Error error;
-
-		ThrowingStore(Error error) {
-			this.error = error;
-		}
-
-		@Override
-		public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
-			throw this.error;
-		}
-
-		@Override
-		public void refund(String bucket, String key, List<LimitSpec> limits, long cost) {
-			this.delegate.refund(bucket, key, limits, cost);
-		}
-
-		@Override
-		public Decision peek(String bucket, String key, List<LimitSpec> limits) {
-			return this.delegate.peek(bucket, key, limits);
-		}
-
-		@Override
-		public void reset(String bucket, String key, List<LimitSpec> limits) {
-			this.delegate.reset(bucket, key, limits);
-		}
-
-		@Override
-		public String name() {
-			return "throwing";
-		}
-
-	}
-
-	/**
-	 * An in-memory store that fails like an unreachable Redis when switched off.
+	 * An in-memory store that fails like an unreachable Redis when switched off, and
+	 * whose decisions throw {@link #decisionError} when it is set.
 	 */
 	static final class SwitchableStore implements RateLimitStore {
 
 		final AtomicBoolean up = new AtomicBoolean(true);
 
 		final AtomicInteger calls = new AtomicInteger();
+
+		volatile @Nullable Error decisionError;
 
 		private final InMemoryRateLimitStore delegate = InMemoryRateLimitStore.create();
 
@@ -332,6 +297,10 @@ class FailoverRateLimitStoreTests {
 		@Override
 		public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 			check();
+			Error error = this.decisionError;
+			if (error != null) {
+				throw error;
+			}
 			return this.delegate.decide(bucket, key, limits, cost, maxDelayMicros);
 		}
 

@@ -293,11 +293,9 @@ class RedisCoalescingTests {
 		int callers = 64;
 		int rounds = 40;
 		// The same load once on keys of their own first: run first in a fresh JVM, the
-		// test
-		// thread took long enough to start 64 cold callers that their first rounds went
-		// in
-		// 21 extra calls (61 for 40 rounds), start-up rather than the steady state
-		// asserted.
+		// test thread took long enough to start 64 cold callers that their first rounds
+		// went in 21 extra calls (61 for 40 rounds), start-up rather than the steady
+		// state asserted.
 		RedisRateLimitStore warmUp = store(RedisRateLimitStore.builder(client)
 			.keyPrefix("loop-warm-up-" + System.nanoTime())
 			.timeout(Duration.ofSeconds(5)));

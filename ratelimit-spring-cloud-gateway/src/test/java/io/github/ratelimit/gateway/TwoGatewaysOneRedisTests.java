@@ -150,7 +150,11 @@ class TwoGatewaysOneRedisTests {
 				request + 1, REQUESTS, port, answered.stream().map(HttpResponse::statusCode).toList(),
 				backend.requests()));
 		for (ThreadInfo thread : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
-			text.append(thread);
+			// ThreadInfo's own text stops after eight frames.
+			text.append(String.format("%n\"%s\" %s", thread.getThreadName(), thread.getThreadState()));
+			for (StackTraceElement frame : thread.getStackTrace()) {
+				text.append(String.format("%n\tat %s", frame));
+			}
 		}
 		return text.toString();
 	}
