@@ -387,16 +387,14 @@ final class LettuceScriptRunner implements ScriptRunner {
 					this, LettuceScriptRunner.this.timeoutNanos, connection.client.getResources());
 			connection.connection.dispatch(command);
 			// A connection that closes as the command is dispatched: Lettuce keeps the
-			// command
-			// to send after it reconnects, and no I/O thread times it out. Fail it
-			// instead,
-			// as for a connection found closed.
-			connection.client.getResources().timer().newTimeout((timeout) -> {
+			// command to send after it reconnects, and no I/O thread times it out. Fail
+			// it instead, as for a connection found closed.
+			command.guardUntilSent(connection.client.getResources().timer().newTimeout((timeout) -> {
 				if (!isDone() && !command.sent() && !connection.connection.isOpen()) {
 					completeExceptionally(new RedisConnectionException("Redis connection is down"));
 					command.cancel();
 				}
-			}, LettuceScriptRunner.this.timeoutNanos, TimeUnit.NANOSECONDS);
+			}, LettuceScriptRunner.this.timeoutNanos, TimeUnit.NANOSECONDS));
 		}
 
 		@Override

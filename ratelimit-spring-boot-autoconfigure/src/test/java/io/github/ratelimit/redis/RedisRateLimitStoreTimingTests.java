@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -120,6 +121,30 @@ class RedisRateLimitStoreTimingTests {
 		await(() -> store.lateRefunds() == 1, "the late decision's permits given back");
 		assertThat(store.peek("late", "k", limits).remaining()).as("only the first decision holds a permit")
 			.isEqualTo(2);
+	}
+
+	@Test
+	void anAnsweredCallKeepsNothingReachableForTheRestOfItsTimeout() throws Exception {
+		// A timeout far longer than the test: whatever the timers of an answered call
+		// hold stays reachable until they run out, unless they are cancelled.
+		RedisRateLimitStore store = started(
+				RedisRateLimitStore.builder(client).keyPrefix("kept").timeout(Duration.ofMinutes(10)));
+		List<LimitSpec> limits = List.of(LimitSpec.of(1000, "1h", Algorithm.TOKEN_BUCKET));
+		List<WeakReference<Decision>> decisions = new ArrayList<>();
+		List<CompletableFuture<Decision>> batch = new ArrayList<>();
+		for (int i = 0; i < 64; i++) {
+			batch.add(store.decideAsync("kept", "hot", limits, 1, Long.MAX_VALUE).toCompletableFuture());
+		}
+		for (CompletableFuture<Decision> decision : batch) {
+			decisions.add(new WeakReference<>(decision.get(10, TimeUnit.SECONDS)));
+		}
+		decisions.add(new WeakReference<>(store.decide("kept", "alone", limits, 1)));
+		assertThat(store.coalescedDecisions()).as("some decisions went in one call").isPositive();
+		batch.clear();
+		await(() -> {
+			System.gc();
+			return decisions.stream().allMatch((decision) -> decision.get() == null);
+		}, "every answered decision to be unreachable");
 	}
 
 	@Test
