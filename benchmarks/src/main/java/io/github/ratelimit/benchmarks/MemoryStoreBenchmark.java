@@ -122,10 +122,9 @@ public class MemoryStoreBenchmark {
 				return (key) -> ours.tryAcquire(key).proceeds();
 			case "store":
 				// Diagnostic, not run by run.sh: the store's decide called directly,
-				// which
-				// is what RateLimiter.tryAcquire did before it went through the Acquirer.
-				// Against "ours", what the acquisition path (request, result, observers)
-				// costs.
+				// which is what RateLimiter.tryAcquire did before it went through the
+				// Acquirer. Against "ours", what the acquisition path (request, result,
+				// observers) costs.
 				this.store = InMemoryRateLimitStore.builder().build();
 				List<LimitSpec> limits = List.of(LimitSpec.of(limit, WINDOW, Algorithm.TOKEN_BUCKET));
 				return (key) -> this.store.decide("api", key, limits, 1).allowed();

@@ -271,10 +271,8 @@ final class RedisComparison {
 				});
 			case "bucket4j-lettuce-batching":
 				// Bucket4j's answer to a hot key: requests on one bucket proxy that
-				// arrive
-				// while a call is in flight go together in the next. It batches per
-				// proxy,
-				// so each key's proxy is built once.
+				// arrive while a call is in flight go together in the next. It batches
+				// per proxy, so each key's proxy is built once.
 				BucketConfiguration batchedConfiguration = BucketConfiguration.builder()
 					.addLimit((bandwidth) -> bandwidth.capacity(limit.burst())
 						.refillGreedy(limit.limit(), limit.window()))

@@ -614,10 +614,9 @@ public abstract class RateLimitStoreContractTests {
 
 	// Spec changes on a live key: limit, window, burst, segments and algorithm, up and
 	// down, on fresh, partly used and exhausted keys. A change of limit or burst keeps
-	// the
-	// state and reads it under the new values; a change of algorithm, window or segments
-	// starts a state of its own (the old one comes back if the change is undone within
-	// its lifetime). Either way no key is stuck and every retry-after comes true.
+	// the state and reads it under the new values; a change of algorithm, window or
+	// segments starts a state of its own (the old one comes back if the change is undone
+	// within its lifetime). Either way no key is stuck and every retry-after comes true.
 
 	/** How a key is used before the change. */
 	enum Usage {

@@ -121,8 +121,8 @@ class RedisCoalescingTests {
 		ManualTimeSource time = new ManualTimeSource(1_800_000_000_000_000L);
 		RedisRateLimitStore batched = store(onClock(time).keyPrefix("batched"));
 		// One script call per request, sent without waiting for the one before (Redis
-		// runs
-		// them one after another, in the order sent): not coalesced, so not batched.
+		// runs them one after another, in the order sent): not coalesced, so not
+		// batched.
 		RedisRateLimitStore single = store(onClock(time).keyPrefix("single").coalescing(false));
 		Random random = new Random(seed);
 		String bucket = "diff-" + seed;
@@ -350,8 +350,7 @@ class RedisCoalescingTests {
 				if (store.decide("flood", "k", limits, 1).allowed()) {
 					admitted.incrementAndGet();
 					// Every fifth admitted request gives its permit back, while the
-					// others
-					// flood.
+					// others flood.
 					if (admitted.get() % 5 == 0 && refunded.incrementAndGet() <= 20) {
 						store.refund("flood", "k", limits, 1);
 					}
