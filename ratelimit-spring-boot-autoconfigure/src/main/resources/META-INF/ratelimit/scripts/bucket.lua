@@ -1,11 +1,12 @@
 -- bucket.lua: token bucket, GCRA and leaky bucket, one function over one number.
 -- KEYS      key: string, the time in ns the bucket is full again, as "<µs><3 digits of ns>"; expires then.
 -- ARGV      ARGV[arg + 1] burst, ARGV[arg + 2] emission interval in ns.
--- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost,
---           now (µs), max_delay, ttl_slack, commit, floor/max/min; written (key -> the backlog in ns
---           this call leaves, which rate_limit.lua stores after the call's last decision); at_once (how many
---           requests this decision may take: what is left of a batch's run of identical ones, this one
---           included, when the call has one limit; else 1).
+-- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost, now
+--           (µs), max_delay, ttl_slack, commit, charging (a charge: lower cost to what is available),
+--           floor/max/min; written (key -> the backlog in ns this call leaves, which rate_limit.lua
+--           stores after the call's last decision); at_once (how many requests this decision may take:
+--           what is left of a batch's run of identical ones, this one included, when the call has one
+--           limit; else 1).
 -- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
 --           With commit the permits are taken when allowed; a rejection writes nothing (a bucket
@@ -55,6 +56,11 @@ elseif op ~= 'r' or not shaping then
   else
     local bound = shaping and max_delay
     available = floor((capacity - backlog) / interval)
+    -- A charge takes what is available, up to its cost, and commits only a cost above zero.
+    if charging then
+      cost = min(cost, max(0, available))
+      commit = commit and cost > 0
+    end
     reset_now = -floor(-backlog / 1000)
     if cost <= burst and cost * interval <= capacity - backlog and not (bound and reset_now > bound) then
       local step = cost * interval

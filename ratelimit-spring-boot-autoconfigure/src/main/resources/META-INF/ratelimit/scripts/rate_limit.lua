@@ -15,9 +15,12 @@
 --             tb    string: time in ns the bucket is full again; expires at that time
 --             gcra  string: theoretical arrival time in ns (the same state); expires at that time
 --             lb    string time the queue drains, ns; expires at that time
--- ARGV[1]   operation: d = decide, p = peek, r = refund, x = reset, b = decide a batch
+-- ARGV[1]   operation: d = decide, p = peek, r = refund, x = reset, b = decide a batch,
+--           c = charge (take permits whether or not a request would be allowed), u = restore (charge
+--           only when every limit is full: no state, or none that still matters), h = heartbeat of an
+--           instance (below)
 -- ARGV[2]   cost: permits taken (decide), given back (refund); 1 for peek. Up to 2^63 - 1.
---           For b: the number of decisions n in the batch.
+--           For b: the number of decisions n in the batch. For c and u: unused (the costs follow).
 -- ARGV[3..]  the limits in KEYS order, each an algorithm code and its parameters:
 --             fw, sl, sw       limit, window µs
 --             swc              limit, sub-windows, sub-window µs
@@ -29,9 +32,12 @@
 --           For b all three are sent ("" when unset; the delay bound is the requests' own, below), then
 --           the n decisions in order, as runs of identical ones: each run its number of requests, their
 --           cost, and their longest leaky bucket delay ("" = none).
+--           For c and u all three are sent, then one cost per limit: the permits to take from it, as many
+--           as it has (each limit on its own; a limit is never taken below zero remaining).
 -- Returns   d, p: per limit { allowed 0|1, remaining, reset_after µs, delay µs if allowed else
 --                             retry_after µs (-1 = never) }
---           r, x: {}
+--           r, x, c: {}
+--           u: { 1 } when the permits were taken, { 0 } when a limit had a state and nothing changed
 --           b: per run, { admitted k, records m, base } then m replies as d would reply them, then, if k
 --              is less than the run, the reply of its first rejection, which every request after it in
 --              the run gets too (a rejection changes nothing, so the next identical request sees what it
@@ -39,6 +45,18 @@
 --              instant would. m < k when one limit alone took m's last and the k - m after it at once
 --              (bucket.lua, fixed_window.lua): base is then that limit's state before them (the backlog
 --              in ns; the count), from which each one's reply follows (RedisBatchReply).
+-- Heartbeat (h): one instance says it is alive and reads what the fleet shares, in one call.
+-- KEYS[1]   {<prefix>}:instances                zset instance id -> last heartbeat (ms, Redis time);
+--                                                 expires after the time-to-live of a heartbeat
+-- KEYS[2]   {<prefix>}:live-limits:version      the live limit changes' version (live_limits_save.lua)
+-- KEYS[3]   {<prefix>}:epoch                    a value set once and kept while instances beat: a new
+--                                                 one means Redis lost its data (restarted empty, flushed)
+-- KEYS[4]   {<prefix>}:resets                   a counter of key resets, so every instance forgets what
+--                                                 it remembered of the keys
+-- ARGV[2]   the instance's id   ARGV[3] time-to-live of a heartbeat, ms   ARGV[4] an epoch to set if none is
+--           ARGV[5] "1" to count a reset, else ""
+-- Returns   { live instances, live limits version, epoch, resets }
+--
 -- Exactness: every limit, burst, window, interval and count is an integer below 2^53, exact in Lua's
 -- doubles (LimitSpec bounds them), and so is floor(a / b) of two of them: a correctly rounded quotient
 -- never crosses an integer. A cost may be larger and rounded, but every comparison is written as
@@ -54,6 +72,22 @@
 -- optional argument) sends no argument it does not use.
 
 local op = ARGV[1]
+local floor, max, min = math.floor, math.max, math.min
+if op == 'h' then
+  local time = redis.call('TIME')
+  local now_ms = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
+  local ttl = tonumber(ARGV[3])
+  redis.call('ZADD', KEYS[1], now_ms, ARGV[2])
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms - ttl)
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  -- The epoch and the resets outlive any pause of the fleet's heartbeats that matters: a day.
+  redis.call('SET', KEYS[3], ARGV[4], 'NX')
+  redis.call('PEXPIRE', KEYS[3], 86400000)
+  local resets = (ARGV[5] == '1') and redis.call('INCR', KEYS[4]) or tonumber(redis.call('GET', KEYS[4]) or 0)
+  redis.call('PEXPIRE', KEYS[4], 86400000)
+  return { redis.call('ZCARD', KEYS[1]), tonumber(redis.call('GET', KEYS[2]) or 0), redis.call('GET', KEYS[3]),
+    resets }
+end
 local cost = tonumber(ARGV[2])
 local count = #KEYS
 -- A batch is n decisions in runs of identical ones, each run's count, cost and delay bound read before it.
@@ -62,6 +96,10 @@ local requests = 1
 if batch then
   op, requests = 'd', cost
 end
+-- A charge takes from each limit on its own what it has, up to its cost: one pass that commits. A
+-- restore first peeks at every limit, and charges in a second pass only if all are full.
+local charging = op == 'c' or op == 'u'
+local restoring = op == 'u'
 
 -- A first walk over the limits' arguments checks every code before any limit runs, and finds the
 -- optional arguments after them.
@@ -83,7 +121,11 @@ if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
-local floor, max, min = math.floor, math.max, math.min
+-- Where a charge's cost of each limit is (c, u): after the optional arguments.
+local charges = arg + 2
+if charging then
+  op = restoring and 'p' or 'd'
+end
 
 -- Decide and peek reply 4 values per limit (sized for one limit here: growing a table costs).
 local reply = (op == 'd' or op == 'p') and { 0, 0, 0, 0 } or {}
@@ -110,15 +152,19 @@ while requests > 0 do
     -- in a first pass, and committed in a second only if all allow. (The Java twins return each limit's
     -- next state, which the in-memory store keeps only if all allow; a script cannot hold a state
     -- without writing it, so it decides twice.)
-    local commit = op == 'd' and count == 1
+    local commit = charging or (op == 'd' and count == 1)
     -- A limit deciding alone may take the run's identical requests at once (bucket.lua, fixed_window.lua).
     local at_once = commit and identical or 1
-    local all_allowed
+    local all_allowed, fresh
     for _ = 1, 2 do
-      all_allowed = true
+      all_allowed, fresh = true, true
       arg = 3
       for i = 1, count do
         local key, code = KEYS[i], ARGV[arg]
+        if charging then
+          -- The algorithm lowers it to the permits available, and commits only a cost above zero.
+          cost, commit = tonumber(ARGV[charges + i]), op == 'd'
+        end
         -- Decide and peek set: allowed (0|1), permits available now, retry_after (-1 never), delay,
         -- reset_after now, reset_after once this request is committed. With commit the permits are
         -- taken when allowed; a rejected request changes nothing. Refund and reset set nothing.
@@ -137,6 +183,9 @@ while requests > 0 do
         end
 
         arg = arg + ((code == 'swc') and 4 or 3)
+        if reset_now and reset_now > 0 then
+          fresh = false
+        end
         -- Decide and peek: allowed, remaining, reset_after, then the delay or the retry_after.
         if allowed then
           local at = out + 4 * i - 4
@@ -151,10 +200,16 @@ while requests > 0 do
           end
         end
       end
-      if commit or op ~= 'd' or not all_allowed then
+      if restoring and op == 'p' then
+        if not fresh then
+          return { 0 }
+        end
+        op = 'd'
+      elseif charging or commit or op ~= 'd' or not all_allowed then
         break
+      else
+        commit = true
       end
-      commit = true
     end
     out = out + 4 * count
     -- The rest of the run would be rejected alike: its reply stands for them all.
@@ -176,5 +231,8 @@ for key, ahead in pairs(written) do
     redis.call('SET', key, string.format('%d%03d', now + whole_us, ahead - whole_us * 1000), 'PX',
       max(1, -floor(-ahead / 1000000)) + ttl_slack)
   end
+end
+if charging then
+  return (ARGV[1] == 'u') and { 1 } or {}
 end
 return reply

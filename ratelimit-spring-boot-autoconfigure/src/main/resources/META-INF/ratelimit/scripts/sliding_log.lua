@@ -1,8 +1,9 @@
 -- sliding_log.lua: the time of every admitted permit in the last W, oldest first.
 -- KEYS      key: list of admission times in µs; expires W after the newest.
 -- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] window in µs.
--- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost,
---           now (µs), max_delay, ttl_slack, commit, floor/max/min.
+-- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost, now
+--           (µs), max_delay, ttl_slack, commit, charging (a charge: lower cost to what is available),
+--           floor/max/min.
 -- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
 --           With commit the permits are taken when allowed; a rejection writes nothing (a bucket
@@ -39,6 +40,11 @@ else
     end
   else
     available, delay, reset_now = limit - size, 0, 0
+    -- A charge takes what is available, up to its cost, and commits only a cost above zero.
+    if charging then
+      cost = min(cost, max(0, available))
+      commit = commit and cost > 0
+    end
     if size > 0 then
       reset_now = tonumber(redis.call('LINDEX', key, -1)) + window - now
     end

@@ -92,6 +92,25 @@ public abstract sealed class LimitState
 	}
 
 	/**
+	 * Takes up to {@code cost} permits whether or not a request of that cost would be
+	 * allowed: as many as are available, none below zero. A cost beyond what is available
+	 * empties the limit; a state already over a lowered limit stays as it is.
+	 * @param spec the limit; one this state {@link #fits}
+	 * @param now the time in microseconds
+	 * @param cost the permits to take, zero or more
+	 * @return the state after the charge
+	 */
+	public final LimitState charge(LimitSpec spec, long now, long cost) {
+		LimitState kept = peek(spec, now).kept();
+		long taken = Math.min(cost, kept.available(spec, now));
+		if (taken <= 0) {
+			return kept;
+		}
+		Transition transition = kept.acquire(spec, now, taken, Long.MAX_VALUE);
+		return transition.decision().allowed() ? transition.next() : kept;
+	}
+
+	/**
 	 * Returns the permits available at {@code now}.
 	 * @param spec the limit
 	 * @param now the time in microseconds

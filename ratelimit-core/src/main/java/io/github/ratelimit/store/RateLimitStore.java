@@ -106,6 +106,46 @@ public interface RateLimitStore extends AutoCloseable {
 	}
 
 	/**
+	 * Takes permits whether or not they are available: {@code costs[i]} from limit
+	 * {@code i}, each limit on its own, as far as it has permits (a limit is never taken
+	 * below zero remaining, and a cost larger than what remains empties it). For permits
+	 * that were spent without this store knowing, e.g. those a per-instance fallback
+	 * admitted while this store could not be reached.
+	 * @param bucket the bucket name
+	 * @param key the key within the bucket
+	 * @param limits the limits
+	 * @param costs the permits to take from each limit, in the order of {@code limits},
+	 * each zero or more
+	 * @throws IllegalArgumentException for a null bucket, key or limit, no limits, or
+	 * costs that do not match the limits
+	 * @throws RateLimitStoreException when the store cannot answer
+	 * @throws UnsupportedOperationException when the store cannot take permits this way
+	 * (the default; both stores of this library can)
+	 */
+	default void charge(String bucket, String key, List<LimitSpec> limits, long[] costs) {
+		throw new UnsupportedOperationException("Rate limit store '" + name() + "' cannot charge permits");
+	}
+
+	/**
+	 * Takes permits as {@link #charge} does, but only when none of the limits has any
+	 * state for the key (all full: never used, expired, reset, or lost), in one atomic
+	 * step. For usage this instance knows of and the store may have lost, e.g. after the
+	 * store restarted empty: a store that kept the state keeps it unchanged.
+	 * @param bucket the bucket name
+	 * @param key the key within the bucket
+	 * @param limits the limits
+	 * @param costs the permits to take from each limit, each zero or more
+	 * @return whether the permits were taken (the key had no state)
+	 * @throws IllegalArgumentException as {@link #charge} does
+	 * @throws RateLimitStoreException when the store cannot answer
+	 * @throws UnsupportedOperationException when the store cannot take permits this way
+	 * (the default; both stores of this library can)
+	 */
+	default boolean restore(String bucket, String key, List<LimitSpec> limits, long[] costs) {
+		throw new UnsupportedOperationException("Rate limit store '" + name() + "' cannot restore permits");
+	}
+
+	/**
 	 * Reports the current state without consuming: {@code allowed} says whether a request
 	 * of cost 1 would be allowed now, {@code remaining} how many permits are left.
 	 * @param bucket the bucket name

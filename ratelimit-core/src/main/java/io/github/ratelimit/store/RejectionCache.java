@@ -1,5 +1,6 @@
 package io.github.ratelimit.store;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -35,9 +36,11 @@ import io.github.ratelimit.LimitSpec;
  * It only ever answers "rejected", so it never admits more than the store would. Other
  * instances can only take more permits meanwhile, which makes the true wait longer than
  * the one reported (the store answers the retry). A refund or reset made on another
- * instance frees permits the store would now give, and this instance keeps rejecting for
- * at most the retry-after it was told. A change of limits asks with other limits, so it
- * never meets a remembered rejection.
+ * instance frees permits the store would now give: a rejection is answered from here for
+ * at most {@code maxAge} after the store made it, so this instance asks the store again
+ * within that time and honours what other instances gave back ({@link #clear()} forgets
+ * everything at once, e.g. when another instance reset a key). A change of limits asks
+ * with other limits, so it never meets a remembered rejection.
  * <p>
  * Bounded: at most one rejection per key and {@code maxEntries} in all; when full,
  * expired ones are dropped, and if it is still full new rejections are not remembered.
@@ -45,6 +48,12 @@ import io.github.ratelimit.LimitSpec;
  * @author ratelimit-spring-boot-starter authors
  */
 public final class RejectionCache {
+
+	/**
+	 * The default longest time a rejection is answered from here: short enough that a
+	 * refund or reset on another instance is honoured here within a second.
+	 */
+	public static final Duration DEFAULT_MAX_AGE = Duration.ofMillis(500);
 
 	private final Map<Entry, Rejection> rejections = new ConcurrentHashMap<>();
 
@@ -54,26 +63,36 @@ public final class RejectionCache {
 
 	private final int maxEntries;
 
+	private final long maxAgeNanos;
+
 	private final LongSupplier nanoTime;
 
 	/**
 	 * Creates a cache on the system's monotonic clock.
 	 * @param maxEntries the most rejections remembered at once, at least 1
+	 * @param maxAge the longest a rejection is answered from here after the store made
+	 * it, positive
 	 */
-	public RejectionCache(int maxEntries) {
-		this(maxEntries, System::nanoTime);
+	public RejectionCache(int maxEntries, Duration maxAge) {
+		this(maxEntries, maxAge, System::nanoTime);
 	}
 
 	/**
 	 * Creates a cache on the given monotonic clock (tests).
 	 * @param maxEntries the most rejections remembered at once, at least 1
+	 * @param maxAge the longest a rejection is answered from here after the store made
+	 * it, positive
 	 * @param nanoTime a monotonic clock in nanoseconds, like {@link System#nanoTime()}
 	 */
-	public RejectionCache(int maxEntries, LongSupplier nanoTime) {
+	public RejectionCache(int maxEntries, Duration maxAge, LongSupplier nanoTime) {
 		if (maxEntries < 1) {
 			throw new IllegalArgumentException("maxEntries must be at least 1 but was " + maxEntries);
 		}
+		if (maxAge == null || maxAge.isNegative() || maxAge.isZero()) {
+			throw new IllegalArgumentException("maxAge must be positive but was " + maxAge);
+		}
 		this.maxEntries = maxEntries;
+		this.maxAgeNanos = maxAge.toNanos();
 		this.nanoTime = Objects.requireNonNull(nanoTime, "'nanoTime' must not be null");
 	}
 
@@ -142,7 +161,7 @@ public final class RejectionCache {
 			return;
 		}
 		long received = this.nanoTime.getAsLong();
-		long until = received + TimeUnit.MICROSECONDS.toNanos(firstChangeMicros(decision));
+		long until = received + Math.min(this.maxAgeNanos, TimeUnit.MICROSECONDS.toNanos(firstChangeMicros(decision)));
 		Entry entry = new Entry(bucket, key);
 		Rejection rejection = new Rejection(List.copyOf(limits), decision, received, until, cost, maxDelayMicros);
 		this.rejections.put(entry, rejection);
@@ -178,6 +197,15 @@ public final class RejectionCache {
 	public void invalidate(String bucket, String key) {
 		this.invalidations.incrementAndGet();
 		this.rejections.remove(new Entry(bucket, key));
+	}
+
+	/**
+	 * Forgets every rejection, e.g. once another instance reset a key: what it freed is
+	 * then asked of the store.
+	 */
+	public void clear() {
+		this.invalidations.incrementAndGet();
+		this.rejections.clear();
 	}
 
 	/**

@@ -35,6 +35,28 @@ public final class StoreArguments {
 	}
 
 	/**
+	 * Checks the arguments of a charge or restore: a cost per limit, none negative.
+	 * @param bucket the bucket name
+	 * @param key the key
+	 * @param limits the limits
+	 * @param costs the cost per limit
+	 * @throws IllegalArgumentException naming the first bad argument
+	 */
+	public static void check(String bucket, String key, List<LimitSpec> limits, long[] costs) {
+		check(bucket, key, limits);
+		if (costs == null || costs.length != limits.size()) {
+			throw new IllegalArgumentException("costs must have one cost per limit (" + limits.size() + ") but had "
+					+ ((costs != null) ? costs.length : "none") + " (bucket '" + bucket + "')");
+		}
+		for (int i = 0; i < costs.length; i++) {
+			if (costs[i] < 0) {
+				throw new IllegalArgumentException(
+						"costs[" + i + "] must not be negative but was " + costs[i] + " (bucket '" + bucket + "')");
+			}
+		}
+	}
+
+	/**
 	 * Checks the arguments of an asynchronous decision, which reports bad input through
 	 * the stage it returns rather than by throwing.
 	 * @param <T> the stage's result type

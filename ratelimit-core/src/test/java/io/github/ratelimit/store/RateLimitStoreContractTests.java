@@ -417,6 +417,104 @@ public abstract class RateLimitStoreContractTests {
 		assertThat(this.store.peek(this.bucket, "never-seen", List.of(spec)).remaining()).isEqualTo(L);
 	}
 
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aChargeTakesWhatIsAvailableAndNeverMore(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		decide("k", spec, 3);
+		this.store.charge(this.bucket, "k", List.of(spec), new long[] { 5 });
+		assertThat(peek(spec).remaining()).isEqualTo(L - 8);
+		this.store.charge(this.bucket, "k", List.of(spec), new long[] { 5 });
+		assertThat(peek(spec).remaining()).isZero();
+		Decision rejected = decide(spec);
+		assertThat(rejected.allowed()).isFalse();
+		assertHonest(spec, rejected, 1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aChargeOfNothingChangesNothing(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		this.store.charge(this.bucket, "k", List.of(spec), new long[] { 0 });
+		assertThat(peek(spec).remaining()).isEqualTo(L);
+		assertThat(peek(spec).resetAfterMicros()).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aChargeTakesFromEachLimitOnItsOwn(Algorithm algorithm) {
+		LimitSpec small = spec(algorithm);
+		LimitSpec large = LimitSpec.builder()
+			.limit(3 * L)
+			.window(Duration.ofSeconds(W_SECONDS * 3))
+			.algorithm(algorithm)
+			.build();
+		List<LimitSpec> limits = List.of(small, large);
+		this.store.charge(this.bucket, "k", limits, new long[] { L + 2, 5 });
+		List<Decision> states = this.store.peek(this.bucket, "k", limits).limits();
+		assertThat(states.get(0).remaining()).isZero();
+		assertThat(states.get(1).remaining()).isEqualTo(3 * L - 5);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void chargedPermitsComeBackAsTakenPermitsDo(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		this.store.charge(this.bucket, "k", List.of(spec), new long[] { L });
+		Decision empty = peek(spec);
+		assertThat(empty.remaining()).isZero();
+		this.time.advanceMicros(empty.resetAfterMicros());
+		assertThat(peek(spec).remaining()).isEqualTo(L);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aRestoreTakesPermitsOnlyFromAKeyWithoutState(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		assertThat(this.store.restore(this.bucket, "k", List.of(spec), new long[] { 4 })).isTrue();
+		assertThat(peek(spec).remaining()).isEqualTo(L - 4);
+		assertThat(this.store.restore(this.bucket, "k", List.of(spec), new long[] { 4 })).isFalse();
+		assertThat(peek(spec).remaining()).isEqualTo(L - 4);
+
+		this.store.reset(this.bucket, "k", List.of(spec));
+		assertThat(this.store.restore(this.bucket, "k", List.of(spec), new long[] { L })).isTrue();
+		Decision full = peek(spec);
+		assertThat(full.remaining()).isZero();
+		this.time.advanceMicros(full.resetAfterMicros());
+		assertThat(this.store.restore(this.bucket, "k", List.of(spec), new long[] { 1 }))
+			.as("a state that came back to full is no state")
+			.isTrue();
+		assertThat(peek(spec).remaining()).isEqualTo(L - 1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aRestoreOfSeveralLimitsFindsAnyOfTheirStates(Algorithm algorithm) {
+		LimitSpec small = spec(algorithm);
+		LimitSpec large = LimitSpec.builder()
+			.limit(3 * L)
+			.window(Duration.ofSeconds(W_SECONDS * 3))
+			.algorithm(algorithm)
+			.build();
+		List<LimitSpec> limits = List.of(small, large);
+		this.store.charge(this.bucket, "k", limits, new long[] { 0, 1 });
+		assertThat(this.store.restore(this.bucket, "k", limits, new long[] { 2, 2 })).isFalse();
+		List<Decision> states = this.store.peek(this.bucket, "k", limits).limits();
+		assertThat(states.get(0).remaining()).isEqualTo(L);
+		assertThat(states.get(1).remaining()).isEqualTo(3 * L - 1);
+	}
+
+	@Test
+	void badChargesAreRejectedWithAMessageNamingThem() {
+		List<LimitSpec> limits = List.of(spec(Algorithm.TOKEN_BUCKET));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.store.charge(this.bucket, "k", limits, new long[] { -1 }))
+			.withMessageContaining("costs[0] must not be negative but was -1");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.store.restore(this.bucket, "k", limits, new long[] { 1, 2 }))
+			.withMessageContaining("costs must have one cost per limit (1) but had 2");
+	}
+
 	@Test
 	void fixedWindowAdmitsTwiceTheLimitAcrossAWindowEdge() {
 		LimitSpec spec = spec(Algorithm.FIXED_WINDOW);

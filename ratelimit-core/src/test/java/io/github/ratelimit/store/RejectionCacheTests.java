@@ -27,7 +27,10 @@ class RejectionCacheTests {
 
 	private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
 
-	private final RejectionCache cache = new RejectionCache(3, this.nanos::get);
+	/** Longer than every retry-after here, unless a test says otherwise. */
+	private static final Duration MAX_AGE = Duration.ofHours(1);
+
+	private final RejectionCache cache = new RejectionCache(3, MAX_AGE, this.nanos::get);
 
 	private static Decision rejected(long remaining, long retryAfterMicros) {
 		return Decision.rejected(SPEC, remaining, 9_000_000, retryAfterMicros);
@@ -65,6 +68,37 @@ class RejectionCacheTests {
 		advanceMicros(1);
 		assertThat(this.cache.answer("b", "k", LIMITS, 1, NO_MAX)).isNull();
 		assertThat(this.cache.size()).isZero();
+	}
+
+	@Test
+	void asksTheStoreAgainOnceTheMaxAgeHasPassedBeforeTheRetryAfter() {
+		RejectionCache cache = new RejectionCache(3, Duration.ofMillis(500), this.nanos::get);
+		cache.remember("b", "k", LIMITS, 1, NO_MAX, rejected(0, 2_000_000), cache.token());
+		advanceMicros(499_999);
+		assertThat(cache.answer("b", "k", LIMITS, 1, NO_MAX)).isNotNull()
+			.extracting(Decision::retryAfterMicros)
+			.as("the store's retry-after, aged")
+			.isEqualTo(1_500_001L);
+		advanceMicros(1);
+		assertThat(cache.answer("b", "k", LIMITS, 1, NO_MAX)).as("asked again: another instance may have given back")
+			.isNull();
+	}
+
+	@Test
+	void clearForgetsEveryRejectionAndOneMadeMeanwhile() {
+		remember(rejected(0, 2_000_000));
+		this.cache.remember("b", "other", LIMITS, 1, NO_MAX, rejected(0, 2_000_000), this.cache.token());
+		long token = this.cache.token();
+		this.cache.clear();
+		assertThat(this.cache.isEmpty()).isTrue();
+		this.cache.remember("b", "k", LIMITS, 1, NO_MAX, rejected(0, 2_000_000), token);
+		assertThat(this.cache.answer("b", "k", LIMITS, 1, NO_MAX)).as("a decision that raced with the clear").isNull();
+	}
+
+	@Test
+	void aMaxAgeMustBePositive() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new RejectionCache(1, Duration.ZERO))
+			.withMessage("maxAge must be positive but was PT0S");
 	}
 
 	@Test
@@ -147,7 +181,7 @@ class RejectionCacheTests {
 
 	@Test
 	void rejectsANonPositiveSize() {
-		assertThatIllegalArgumentException().isThrownBy(() -> new RejectionCache(0))
+		assertThatIllegalArgumentException().isThrownBy(() -> new RejectionCache(0, RejectionCache.DEFAULT_MAX_AGE))
 			.withMessageContaining("maxEntries must be at least 1 but was 0");
 	}
 

@@ -9,6 +9,7 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
@@ -498,11 +499,19 @@ public class RateLimitProperties implements Validator {
 		private TimeSourceType timeSource = TimeSourceType.REDIS;
 
 		/**
-		 * How often each instance checks Redis for live limit changes made through the
-		 * actuator endpoint (one GET of a version key); a change applies on every
-		 * instance within about this long.
+		 * How often each instance tells Redis it is alive and reads, in one script call,
+		 * what the instances share: how many are alive (each enforces its share of every
+		 * limit while Redis fails), live limit changes, key resets made through any
+		 * instance, and whether Redis lost its data. Live changes and resets apply on
+		 * every instance within about this long, and health knows Redis is unreachable
+		 * within about this long plus the timeout, without any request.
 		 */
-		private Duration liveLimitsPollInterval = Duration.ofSeconds(1);
+		private Duration heartbeatInterval = Duration.ofMillis(500);
+
+		/**
+		 * How often each instance checks Redis for live limit changes.
+		 */
+		private @Nullable Duration liveLimitsPollInterval;
 
 		/**
 		 * Rejections answered by this instance without a Redis call.
@@ -546,11 +555,23 @@ public class RateLimitProperties implements Validator {
 			this.timeSource = timeSource;
 		}
 
-		public Duration getLiveLimitsPollInterval() {
+		public Duration getHeartbeatInterval() {
+			return this.heartbeatInterval;
+		}
+
+		public void setHeartbeatInterval(Duration heartbeatInterval) {
+			this.heartbeatInterval = heartbeatInterval;
+		}
+
+		@Deprecated(since = "0.1.0")
+		@DeprecatedConfigurationProperty(replacement = "ratelimit.redis.heartbeat-interval",
+				reason = "Live limit changes are read with the heartbeat, which also carries resets and the instances alive")
+		public @Nullable Duration getLiveLimitsPollInterval() {
 			return this.liveLimitsPollInterval;
 		}
 
-		public void setLiveLimitsPollInterval(Duration liveLimitsPollInterval) {
+		@Deprecated(since = "0.1.0")
+		public void setLiveLimitsPollInterval(@Nullable Duration liveLimitsPollInterval) {
 			this.liveLimitsPollInterval = liveLimitsPollInterval;
 		}
 
@@ -559,9 +580,9 @@ public class RateLimitProperties implements Validator {
 	/**
 	 * Rejections answered by this instance without a Redis call: a request Redis has just
 	 * rejected, asked again unchanged (same bucket, key, limits and cost), is rejected
-	 * again locally until the retry-after Redis gave has passed. It never admits more
-	 * than Redis would; a refund or reset made on another instance can keep this one
-	 * rejecting for at most that retry-after.
+	 * again locally until the retry-after Redis gave, or the max age, has passed. It
+	 * never admits more than Redis would; a refund made on another instance keeps this
+	 * one rejecting for at most the max age, a reset for at most the heartbeat interval.
 	 */
 	public static class LocalRejections {
 
@@ -576,6 +597,22 @@ public class RateLimitProperties implements Validator {
 		 * not remembered until old ones expire.
 		 */
 		private int maxKeys = 10_000;
+
+		/**
+		 * Longest a rejection is answered locally after Redis made it, however long its
+		 * retry-after: permits given back on another instance (a refund) are honoured
+		 * here within this long. Each key rejected without pause then costs one Redis
+		 * call per this time.
+		 */
+		private Duration maxAge = Duration.ofMillis(500);
+
+		public Duration getMaxAge() {
+			return this.maxAge;
+		}
+
+		public void setMaxAge(Duration maxAge) {
+			this.maxAge = maxAge;
+		}
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -696,16 +733,32 @@ public class RateLimitProperties implements Validator {
 		 * every limit and burst divided by this number, rounded up, so that n instances
 		 * admit about one limit together (at most n * ceil(limit / n)) instead of n times
 		 * the limit. Traffic spread unevenly over the instances then gets less than the
-		 * limit.
+		 * limit. Unset: the instances alive at the last heartbeat before Redis failed.
 		 */
-		private int instances = 1;
+		private @Nullable Integer instances;
 
-		public int getInstances() {
+		/**
+		 * Most keys whose last Redis decision each instance remembers: while Redis fails,
+		 * such a key starts from what remained of it (divided among the instances) rather
+		 * than from a full limit, and when Redis lost its data, what was used is written
+		 * back.
+		 */
+		private int rememberedKeys = 100_000;
+
+		public @Nullable Integer getInstances() {
 			return this.instances;
 		}
 
-		public void setInstances(int instances) {
+		public void setInstances(@Nullable Integer instances) {
 			this.instances = instances;
+		}
+
+		public int getRememberedKeys() {
+			return this.rememberedKeys;
+		}
+
+		public void setRememberedKeys(int rememberedKeys) {
+			this.rememberedKeys = rememberedKeys;
 		}
 
 	}

@@ -71,20 +71,26 @@ class RedisStoreConfiguration {
 		InMemoryRateLimitStore fallback = InMemoryRateLimitStore.builder()
 			.maxKeys(properties.getMemory().getMaxKeys())
 			.build();
-		return FailoverRateLimitStore.builder(store, fallback)
+		RateLimitProperties.Fallback fallbackSettings = properties.getFallback();
+		FailoverRateLimitStore.Builder failover = FailoverRateLimitStore.builder(store, fallback)
 			.failureMode(properties.getFailureMode())
 			.breaker(breaker(properties.getBreaker()))
-			.instances(atLeastOne("ratelimit.fallback.instances", properties.getFallback().getInstances()))
+			.rememberedKeys(atLeastOne("ratelimit.fallback.remembered-keys", fallbackSettings.getRememberedKeys()))
 			.rejectionCache(rejectionCache(redis.getLocalRejections()))
-			.primaryConnected(store::isConnected)
-			.build();
+			.primaryConnected(store::isConnected);
+		Integer instances = fallbackSettings.getInstances();
+		if (instances != null) {
+			failover.instances(atLeastOne("ratelimit.fallback.instances", instances));
+		}
+		return failover.build();
 	}
 
 	private static @Nullable RejectionCache rejectionCache(RateLimitProperties.LocalRejections local) {
 		if (!local.isEnabled()) {
 			return null;
 		}
-		return new RejectionCache(atLeastOne("ratelimit.redis.local-rejections.max-keys", local.getMaxKeys()));
+		return new RejectionCache(atLeastOne("ratelimit.redis.local-rejections.max-keys", local.getMaxKeys()),
+				positive("ratelimit.redis.local-rejections.max-age", local.getMaxAge()));
 	}
 
 	/**
@@ -153,11 +159,24 @@ class RedisStoreConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LiveLimitsPoller rateLimitLiveLimitsPoller(LiveLimits rateLimitLiveLimits, RateLimitProperties properties) {
+	RedisHeartbeat rateLimitRedisHeartbeat(ObjectProvider<RateLimitStore> rateLimitStore,
+			LiveLimits rateLimitLiveLimits, RateLimitProperties properties) {
 		RateLimitProperties.Redis redis = properties.getRedis();
-		return new LiveLimitsPoller(rateLimitLiveLimits,
-				positive("ratelimit.redis.live-limits-poll-interval", redis.getLiveLimitsPollInterval()),
+		return new RedisHeartbeat(rateLimitStore, rateLimitLiveLimits, heartbeatInterval(redis),
 				redis.getConnectTimeout());
+	}
+
+	/**
+	 * The heartbeat's interval: {@code heartbeat-interval}, or the deprecated
+	 * {@code live-limits-poll-interval} when that one is set.
+	 */
+	@SuppressWarnings("deprecation")
+	private static Duration heartbeatInterval(RateLimitProperties.Redis redis) {
+		Duration poll = redis.getLiveLimitsPollInterval();
+		if (poll != null) {
+			return positive("ratelimit.redis.live-limits-poll-interval", poll);
+		}
+		return positive("ratelimit.redis.heartbeat-interval", redis.getHeartbeatInterval());
 	}
 
 	private static BreakerSettings breaker(RateLimitProperties.Breaker breaker) {

@@ -59,11 +59,18 @@ class RedisStoreLifecycle implements SmartLifecycle {
 	}
 
 	private @Nullable RedisRateLimitStore redisStore() {
-		RateLimitStore store = this.store.getIfUnique();
-		if (store instanceof FailoverRateLimitStore failover) {
-			store = failover.primary();
-		}
-		return (store instanceof RedisRateLimitStore redis) ? redis : null;
+		return redisStoreOf(this.store.getIfUnique());
+	}
+
+	/**
+	 * Returns the Redis store that decides for {@code store}: the store itself, or the
+	 * primary of a failover store.
+	 * @param store the application's store, if any
+	 * @return the Redis store, or {@code null} when {@code store} is not one
+	 */
+	static @Nullable RedisRateLimitStore redisStoreOf(@Nullable RateLimitStore store) {
+		RateLimitStore decider = (store instanceof FailoverRateLimitStore failover) ? failover.primary() : store;
+		return (decider instanceof RedisRateLimitStore redis) ? redis : null;
 	}
 
 	@Override

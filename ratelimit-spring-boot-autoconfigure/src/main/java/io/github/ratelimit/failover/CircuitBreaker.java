@@ -166,6 +166,23 @@ public final class CircuitBreaker {
 	}
 
 	/**
+	 * Records that the store answered a call made outside the breaker (a heartbeat): it
+	 * works, so an open or half-open breaker closes now, rather than waiting for a
+	 * request to probe it. Once Redis is back, requests go to it again without any of
+	 * them paying a failed probe first.
+	 */
+	public void onStoreAnswered() {
+		if (this.state == BreakerState.CLOSED) {
+			return;
+		}
+		synchronized (this) {
+			if (this.state != BreakerState.CLOSED) {
+				close();
+			}
+		}
+	}
+
+	/**
 	 * Records that an allowed call ended without telling anything about the store (it
 	 * failed before reaching it), giving back a probe it may have held.
 	 */

@@ -7,7 +7,11 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -23,6 +27,7 @@ import io.github.ratelimit.status.BreakerState;
 import io.github.ratelimit.status.FailureMode;
 import io.github.ratelimit.status.StoreStatus;
 import io.github.ratelimit.status.StoreStatusSource;
+import io.github.ratelimit.store.Heartbeat;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RejectionCache;
 import io.github.ratelimit.store.RateLimitStoreException;
@@ -39,17 +44,29 @@ import io.github.ratelimit.store.StoreUnavailableException;
  * {@link #refund(String, String, List, long, Decision)} gives its permits back to the
  * store that took them, never to the other one. In {@code fallback} and {@code open}
  * modes the fallback store enforces (or, in {@code open} mode, only counts) each limit
- * divided by the number of instances that share it (see {@link Builder#instances(int)}),
- * and the decisions report what it counted, so {@code remaining} is this instance's
- * share, never a made-up full limit.
+ * divided by the number of instances that share it: a fixed number
+ * ({@link Builder#instances(int)}), or the instances the store's heartbeat last counted
+ * ({@link #heartbeat(Heartbeat)}). The decisions report what it counted, so
+ * {@code remaining} is this instance's share, never a made-up full limit.
+ * <p>
+ * A glitch does not hand out a fresh limit: a key starts on the fallback from what this
+ * instance last heard of it from the store (what remained, divided among the instances),
+ * what the fallback admits is written back to the store once it answers again (before the
+ * key is decided there again), and when the store lost its data, the usage last heard of
+ * each key is written back too (see {@link OutageFallback}).
  * <p>
  * With a {@link RejectionCache} ({@link Builder#rejectionCache(RejectionCache)}), a
  * request the primary has just rejected is rejected again without a call until the
- * rejection's retry-after has passed; refunds and resets through this store forget it.
+ * rejection's retry-after (or the cache's max age) has passed; refunds and resets through
+ * this store forget it, and a reset through any instance (seen in the heartbeat) forgets
+ * every rejection.
  *
  * @author ratelimit-spring-boot-starter authors
  */
 public final class FailoverRateLimitStore implements RateLimitStore, StoreStatusSource {
+
+	/** How many keys' last decisions are remembered unless set otherwise. */
+	public static final int DEFAULT_REMEMBERED_KEYS = 100_000;
 
 	private static final Log logger = LogFactory.getLog(FailoverRateLimitStore.class);
 
@@ -67,6 +84,13 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	private final FallbackLimits fallbackLimits;
 
+	/** Whether the instance count is configured, rather than counted by the heartbeat. */
+	private final boolean fixedInstances;
+
+	private final LastHeard heard;
+
+	private final OutageFallback outage;
+
 	private final @Nullable RejectionCache rejections;
 
 	private final BooleanSupplier primaryConnected;
@@ -80,6 +104,16 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	 * opens.
 	 */
 	private volatile boolean lastCallFailed;
+
+	/** Whether the last heartbeat failed: degraded though no request came. */
+	private volatile boolean heartbeatFailed;
+
+	private volatile @Nullable Heartbeat lastHeartbeat;
+
+	/** Runs write-backs, off the request threads; created on first use. */
+	private volatile @Nullable ExecutorService writer;
+
+	private final AtomicBoolean writeBackQueued = new AtomicBoolean();
 
 	/**
 	 * Creates the store with the default breaker ({@link BreakerSettings#DEFAULTS}) and
@@ -96,7 +130,10 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.primary = builder.primary;
 		this.fallback = builder.fallback;
 		this.mode = builder.mode;
-		this.fallbackLimits = new FallbackLimits(builder.instances);
+		this.fallbackLimits = new FallbackLimits((builder.instances != null) ? builder.instances : 1);
+		this.fixedInstances = builder.instances != null;
+		this.heard = new LastHeard(builder.rememberedKeys, builder.nanoTime);
+		this.outage = new OutageFallback(this.fallback, this.fallbackLimits, this.heard);
 		this.rejections = builder.rejections;
 		this.primaryConnected = builder.primaryConnected;
 		String name = this.primary.name();
@@ -125,7 +162,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	 */
 	public boolean isDegraded() {
 		// Half-open counts: only the probe calls reach the primary.
-		return this.breaker.state() != BreakerState.CLOSED || this.lastCallFailed;
+		return this.breaker.state() != BreakerState.CLOSED || this.lastCallFailed || this.heartbeatFailed;
 	}
 
 	/**
@@ -162,6 +199,57 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	}
 
 	/**
+	 * Returns how many keys have permits admitted by the fallback (or usage to restore)
+	 * not yet written back to the primary.
+	 * @return the number of keys
+	 */
+	public int pendingWriteBacks() {
+		return this.outage.pendingKeys();
+	}
+
+	/**
+	 * Takes in what the primary's heartbeat read (see {@link Heartbeat}): the instances
+	 * alive (each limit is divided among them while the primary fails, unless the number
+	 * is configured), a reset made through any instance (every rejection and usage
+	 * remembered here is forgotten), and whether the primary lost its data (the usage
+	 * heard of keys still in use is written back). A heartbeat answered also shows the
+	 * primary works: the breaker closes, and what the fallback admitted is written back.
+	 * @param heartbeat what the heartbeat read
+	 */
+	public void heartbeat(Heartbeat heartbeat) {
+		Heartbeat last = this.lastHeartbeat;
+		this.lastHeartbeat = heartbeat;
+		this.heartbeatFailed = false;
+		if (!this.fixedInstances) {
+			this.fallbackLimits.instances(Math.max(1, heartbeat.instances()));
+		}
+		if (last != null && last.resets() != heartbeat.resets()) {
+			if (this.rejections != null) {
+				this.rejections.clear();
+			}
+			this.heard.clear();
+		}
+		if (last != null && !last.epoch().equals(heartbeat.epoch())) {
+			this.outage.storeLostItsData();
+		}
+		this.heard.dropExpired();
+		this.breaker.onStoreAnswered();
+		writeBackIfPending();
+	}
+
+	/**
+	 * Takes note that the primary's heartbeat failed: the store is degraded until a
+	 * heartbeat or a call succeeds, though no request came (health shows it).
+	 * @param cause why it failed
+	 */
+	public void heartbeatFailed(RuntimeException cause) {
+		if (!this.heartbeatFailed) {
+			logger.debug("Rate limit store '" + this.primary.name() + "' heartbeat failed", cause);
+		}
+		this.heartbeatFailed = true;
+	}
+
+	/**
 	 * Peeks at a key of its own through the breaker when degraded: a success closes the
 	 * breaker (or counts as one of its probes), and the status shows it.
 	 */
@@ -181,7 +269,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	@Override
 	public StoreStatus status() {
 		return new StoreStatus(this.primary.name(), this.mode, isDegraded(), this.failureCount.get(),
-				this.breaker.state(), (this.rejections != null) ? this.rejections.answered() : 0);
+				this.breaker.state(), (this.rejections != null) ? this.rejections.answered() : 0, instances());
 	}
 
 	/**
@@ -198,6 +286,9 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		Decision known = answerLocally(bucket, key, limits, cost, maxDelayMicros);
 		if (known != null) {
 			return known;
+		}
+		if (this.outage.pending(bucket, key)) {
+			return pending(bucket, key, limits, cost, maxDelayMicros);
 		}
 		if (!this.breaker.tryAcquire()) {
 			return degraded(bucket, key, limits, cost, maxDelayMicros, null);
@@ -216,7 +307,19 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			throw ex;
 		}
 		recordSuccess();
+		this.heard.record(bucket, key, limits, decision);
 		remember(bucket, key, limits, cost, maxDelayMicros, decision, token);
+		return decision;
+	}
+
+	/**
+	 * Decides a key whose fallback admissions are not yet written back: on the fallback
+	 * (its share, as during the outage), whatever the mode, until the write-back is done.
+	 */
+	private Decision pending(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
+		Decision decision = this.outage.decide(bucket, key, limits, cost, maxDelayMicros,
+				this.mode == FailureMode.OPEN);
+		writeBackIfPending();
 		return decision;
 	}
 
@@ -258,6 +361,9 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		if (known != null) {
 			return CompletableFuture.completedFuture(known);
 		}
+		if (this.outage.pending(bucket, key)) {
+			return CompletableFuture.completedFuture(pending(bucket, key, limits, cost, maxDelayMicros));
+		}
 		if (!this.breaker.tryAcquire()) {
 			return degradedAsync(bucket, key, limits, cost, maxDelayMicros, null);
 		}
@@ -285,8 +391,10 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			long cost, long maxDelayMicros, long token, @Nullable Decision decision, @Nullable Throwable ex) {
 		if (ex == null) {
 			recordSuccess();
-			remember(bucket, key, limits, cost, maxDelayMicros, Objects.requireNonNull(decision), token);
-			result.complete(decision);
+			Decision made = Objects.requireNonNull(decision);
+			this.heard.record(bucket, key, limits, made);
+			remember(bucket, key, limits, cost, maxDelayMicros, made, token);
+			result.complete(made);
 			return;
 		}
 		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
@@ -327,9 +435,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		if (refundToPrimary(bucket, key, limits, cost)) {
 			return;
 		}
-		if (this.mode != FailureMode.CLOSED) {
-			this.fallback.refund(bucket, key, this.fallbackLimits.of(limits), cost);
-		}
+		this.outage.refund(bucket, key, limits, cost);
 	}
 
 	/**
@@ -340,10 +446,11 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	 */
 	@Override
 	public void refund(String bucket, String key, List<LimitSpec> limits, long cost, Decision admitted) {
-		if (admitted.origin() == Decision.Origin.FALLBACK) {
-			this.fallback.refund(bucket, key, this.fallbackLimits.of(limits), cost);
+		if (admitted.origin() == Decision.Origin.FALLBACK && this.outage.refund(bucket, key, limits, cost)) {
+			return;
 		}
-		else if (!refundToPrimary(bucket, key, limits, cost)) {
+		// A fallback decision already written back took its permits from the primary.
+		if (!refundToPrimary(bucket, key, limits, cost)) {
 			logger.debug("Rate limit store '" + this.primary.name() + "' is failing: " + cost + " permit(s) of bucket '"
 					+ bucket + "' stay taken until they expire");
 		}
@@ -370,6 +477,56 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		return true;
 	}
 
+	/**
+	 * Takes the permits from the primary, or, while it fails (or the key's fallback
+	 * admissions are not yet written back), from this instance's share, to be written
+	 * back with them.
+	 */
+	@Override
+	public void charge(String bucket, String key, List<LimitSpec> limits, long[] costs) {
+		StoreArguments.check(bucket, key, limits, costs);
+		if (!this.outage.pending(bucket, key) && this.breaker.tryAcquire()) {
+			try {
+				this.primary.charge(bucket, key, limits, costs);
+				recordSuccess();
+				return;
+			}
+			catch (RateLimitStoreException ex) {
+				recordFailure(ex);
+			}
+			catch (RuntimeException ex) {
+				this.breaker.onIgnored();
+				throw ex;
+			}
+		}
+		this.outage.charge(bucket, key, limits, costs);
+	}
+
+	/**
+	 * Restores on the primary; while it fails, nothing is restored: only the primary
+	 * knows whether it has the key.
+	 */
+	@Override
+	public boolean restore(String bucket, String key, List<LimitSpec> limits, long[] costs) {
+		StoreArguments.check(bucket, key, limits, costs);
+		if (!this.breaker.tryAcquire()) {
+			return false;
+		}
+		try {
+			boolean restored = this.primary.restore(bucket, key, limits, costs);
+			recordSuccess();
+			return restored;
+		}
+		catch (RateLimitStoreException ex) {
+			recordFailure(ex);
+			return false;
+		}
+		catch (RuntimeException ex) {
+			this.breaker.onIgnored();
+			throw ex;
+		}
+	}
+
 	@Override
 	public Decision peek(String bucket, String key, List<LimitSpec> limits) {
 		if (this.breaker.tryAcquire()) {
@@ -386,12 +543,12 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 				throw ex;
 			}
 		}
-		return this.fallback.peek(bucket, key, this.fallbackLimits.of(limits)).withOrigin(Decision.Origin.FALLBACK);
+		return this.outage.peek(bucket, key, limits);
 	}
 
 	@Override
 	public void reset(String bucket, String key, List<LimitSpec> limits) {
-		this.fallback.reset(bucket, key, this.fallbackLimits.of(limits));
+		this.outage.reset(bucket, key, limits);
 		try {
 			this.primary.reset(bucket, key, limits);
 		}
@@ -407,12 +564,64 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	@Override
 	public void close() {
+		ExecutorService writer = this.writer;
+		if (writer != null) {
+			writer.shutdownNow();
+		}
 		try {
 			this.primary.close();
 		}
 		finally {
 			this.fallback.close();
 		}
+	}
+
+	/**
+	 * Writes back, off the request threads, what the fallback admitted while the primary
+	 * failed, once the primary works again (its breaker is closed).
+	 */
+	private void writeBackIfPending() {
+		if (this.outage.pendingKeys() == 0 || this.breaker.state() != BreakerState.CLOSED
+				|| !this.writeBackQueued.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			writer().execute(() -> {
+				try {
+					// Keys decided on the fallback while a round ran are written back
+					// in the next one.
+					while (this.outage.pendingKeys() > 0 && this.breaker.state() == BreakerState.CLOSED
+							&& this.outage.writeBack(this.primary)) {
+						Thread.onSpinWait();
+					}
+				}
+				finally {
+					this.writeBackQueued.set(false);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			// Closed meanwhile.
+			this.writeBackQueued.set(false);
+		}
+	}
+
+	private ExecutorService writer() {
+		ExecutorService writer = this.writer;
+		if (writer == null) {
+			synchronized (this) {
+				writer = this.writer;
+				if (writer == null) {
+					writer = Executors.newSingleThreadExecutor((task) -> {
+						Thread thread = new Thread(task, "ratelimit-write-back");
+						thread.setDaemon(true);
+						return thread;
+					});
+					this.writer = writer;
+				}
+			}
+		}
+		return writer;
 	}
 
 	/**
@@ -429,6 +638,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	private void recordSuccess() {
 		this.lastCallFailed = false;
 		this.breaker.onSuccess();
+		writeBackIfPending();
 	}
 
 	private void recordFailure(RateLimitStoreException ex) {
@@ -441,35 +651,11 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	private Decision degraded(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros,
 			@Nullable RateLimitStoreException cause) {
-		switch (this.mode) {
-			case FALLBACK:
-				return this.fallback.decide(bucket, key, this.fallbackLimits.of(limits), cost, maxDelayMicros)
-					.withOrigin(Decision.Origin.FALLBACK);
-			case OPEN:
-				return allowedAnyway(
-						this.fallback.decide(bucket, key, this.fallbackLimits.of(limits), cost, maxDelayMicros))
-					.withOrigin(Decision.Origin.FALLBACK);
-			default:
-				throw new StoreUnavailableException("Rate limit store '" + this.primary.name()
-						+ "' is unavailable and ratelimit.failure-mode is closed", cause);
+		if (this.mode == FailureMode.CLOSED) {
+			throw new StoreUnavailableException("Rate limit store '" + this.primary.name()
+					+ "' is unavailable and ratelimit.failure-mode is closed", cause);
 		}
-	}
-
-	/**
-	 * {@code open} mode: the request goes ahead, with what this instance counted (no
-	 * delay, remaining zero when the count is over the share).
-	 */
-	private static Decision allowedAnyway(Decision counted) {
-		if (counted.allowed() && counted.delayMicros() == 0) {
-			return counted;
-		}
-		List<Decision> perLimit = counted.limits();
-		List<Decision> allowed = new ArrayList<>(perLimit.size());
-		for (Decision limit : perLimit) {
-			LimitSpec spec = Objects.requireNonNull(limit.spec(), "a store decision has a spec");
-			allowed.add(Decision.allowed(spec, limit.allowed() ? limit.remaining() : 0, limit.resetAfterMicros(), 0));
-		}
-		return Decision.combine(allowed);
+		return this.outage.decide(bucket, key, limits, cost, maxDelayMicros, this.mode == FailureMode.OPEN);
 	}
 
 	/**
@@ -485,7 +671,9 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 		private BreakerSettings breaker = BreakerSettings.DEFAULTS;
 
-		private int instances = 1;
+		private @Nullable Integer instances;
+
+		private int rememberedKeys = DEFAULT_REMEMBERED_KEYS;
 
 		private LongSupplier nanoTime = System::nanoTime;
 
@@ -520,9 +708,11 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		}
 
 		/**
-		 * Sets how many instances share each limit; 1 by default. While the primary
-		 * fails, each instance's fallback enforces every limit and burst divided by this
-		 * number, rounded up, so that together they admit about one limit.
+		 * Sets how many instances share each limit. While the primary fails, each
+		 * instance's fallback enforces every limit and burst divided by this number,
+		 * rounded up, so that together they admit about one limit. Unset by default: the
+		 * instances the primary's {@link FailoverRateLimitStore#heartbeat heartbeat} last
+		 * counted, 1 before the first.
 		 * @param instances the instance count, at least 1
 		 * @return this builder
 		 */
@@ -531,6 +721,21 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 				throw new IllegalArgumentException("instances must be at least 1 but was " + instances);
 			}
 			this.instances = instances;
+			return this;
+		}
+
+		/**
+		 * Sets how many keys this instance remembers what the primary last decided of, to
+		 * start them from on the fallback and to write back to a primary that lost its
+		 * data; {@value FailoverRateLimitStore#DEFAULT_REMEMBERED_KEYS} by default.
+		 * @param rememberedKeys the number of keys, at least 1
+		 * @return this builder
+		 */
+		public Builder rememberedKeys(int rememberedKeys) {
+			if (rememberedKeys < 1) {
+				throw new IllegalArgumentException("rememberedKeys must be at least 1 but was " + rememberedKeys);
+			}
+			this.rememberedKeys = rememberedKeys;
 			return this;
 		}
 

@@ -12,30 +12,43 @@ import io.github.ratelimit.LimitSpec;
  * and burst divided by the number of instances that share them, rounded up, so that
  * {@code n} instances together admit about one limit ({@code n * ceil(L / n)}, less than
  * {@code L + n}) instead of {@code n * L}. Windows, algorithms and segments stay as they
- * are.
+ * are. The number is fixed by configuration, or the instances the shared store last
+ * counted alive.
  */
 final class FallbackLimits {
 
 	/** Per-call limits ({@code limitExpression}) may be many: don't keep them all. */
 	private static final int MAX_CACHED = 10_000;
 
-	private final int instances;
-
-	private final ConcurrentMap<LimitSpec, LimitSpec> shares = new ConcurrentHashMap<>();
+	private volatile Shares shares;
 
 	/**
 	 * Creates the limits.
 	 * @param instances how many instances share the limits, at least 1
 	 */
 	FallbackLimits(int instances) {
-		if (instances < 1) {
-			throw new IllegalArgumentException("instances must be at least 1 but was " + instances);
-		}
-		this.instances = instances;
+		this.shares = new Shares(checked(instances));
 	}
 
 	int instances() {
-		return this.instances;
+		return this.shares.instances;
+	}
+
+	/**
+	 * Sets how many instances share the limits from now on.
+	 * @param instances the instance count, at least 1
+	 */
+	void instances(int instances) {
+		if (instances != this.shares.instances) {
+			this.shares = new Shares(checked(instances));
+		}
+	}
+
+	private static int checked(int instances) {
+		if (instances < 1) {
+			throw new IllegalArgumentException("instances must be at least 1 but was " + instances);
+		}
+		return instances;
 	}
 
 	/**
@@ -44,47 +57,76 @@ final class FallbackLimits {
 	 * @return the shares, or {@code limits} itself with one instance
 	 */
 	List<LimitSpec> of(List<LimitSpec> limits) {
-		if (this.instances == 1) {
-			return limits;
-		}
-		if (limits.size() == 1) {
-			return List.of(share(limits.get(0)));
-		}
-		List<LimitSpec> shares = new ArrayList<>(limits.size());
-		for (LimitSpec limit : limits) {
-			shares.add(share(limit));
-		}
-		return shares;
+		return this.shares.of(limits);
 	}
 
-	private LimitSpec share(LimitSpec limit) {
-		LimitSpec share = this.shares.get(limit);
-		if (share != null) {
+	/**
+	 * This instance's share of a remaining amount: what remains divided by the instances,
+	 * rounded up.
+	 * @param remaining permits that remain of a limit
+	 * @return the share
+	 */
+	long share(long remaining) {
+		return this.shares.divideRoundingUp(remaining);
+	}
+
+	/**
+	 * The shares for one number of instances.
+	 */
+	private static final class Shares {
+
+		private final int instances;
+
+		private final ConcurrentMap<LimitSpec, LimitSpec> cache = new ConcurrentHashMap<>();
+
+		Shares(int instances) {
+			this.instances = instances;
+		}
+
+		List<LimitSpec> of(List<LimitSpec> limits) {
+			if (this.instances == 1) {
+				return limits;
+			}
+			if (limits.size() == 1) {
+				return List.of(share(limits.get(0)));
+			}
+			List<LimitSpec> shares = new ArrayList<>(limits.size());
+			for (LimitSpec limit : limits) {
+				shares.add(share(limit));
+			}
+			return shares;
+		}
+
+		private LimitSpec share(LimitSpec limit) {
+			LimitSpec share = this.cache.get(limit);
+			if (share != null) {
+				return share;
+			}
+			share = divide(limit);
+			if (this.cache.size() < MAX_CACHED) {
+				this.cache.putIfAbsent(limit, share);
+			}
 			return share;
 		}
-		share = divide(limit);
-		if (this.shares.size() < MAX_CACHED) {
-			this.shares.putIfAbsent(limit, share);
-		}
-		return share;
-	}
 
-	private LimitSpec divide(LimitSpec limit) {
-		try {
-			return limit.toBuilder()
-				.limit(divideRoundingUp(limit.limit()))
-				.burst(divideRoundingUp(limit.burst()))
-				.build();
+		private LimitSpec divide(LimitSpec limit) {
+			try {
+				return limit.toBuilder()
+					.limit(divideRoundingUp(limit.limit()))
+					.burst(divideRoundingUp(limit.burst()))
+					.build();
+			}
+			catch (IllegalArgumentException ex) {
+				// A share the spec rules reject (a burst interval too long to keep
+				// exactly): enforce the whole limit rather than none.
+				return limit;
+			}
 		}
-		catch (IllegalArgumentException ex) {
-			// A share the spec rules reject (a burst interval too long to keep exactly):
-			// enforce the whole limit rather than none.
-			return limit;
-		}
-	}
 
-	private long divideRoundingUp(long value) {
-		return value / this.instances + ((value % this.instances == 0) ? 0 : 1);
+		long divideRoundingUp(long value) {
+			return value / this.instances + ((value % this.instances == 0) ? 0 : 1);
+		}
+
 	}
 
 }

@@ -19,8 +19,10 @@ import io.github.ratelimit.status.StoreStatusSource;
  * <p>
  * Details: {@code store} ({@code redis}, {@code memory}), {@code state} ({@code healthy}
  * or {@code degraded}), {@code breaker} ({@code closed}, {@code open}, {@code half-open},
- * {@code none}), {@code failureMode} and {@code failures} (failed store calls since
- * startup).
+ * {@code none}), {@code failureMode}, {@code failures} (failed store calls since startup)
+ * and {@code instances} (how many instances share the limits, as this one counts them).
+ * With Redis, the state follows the store's heartbeat too, so it turns {@code degraded}
+ * within about a heartbeat once Redis stops answering, though no request came.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -46,6 +48,7 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 			.withDetail("breaker", status.breaker().name().toLowerCase(Locale.ROOT).replace('_', '-'))
 			.withDetail("failureMode", status.failureMode().name().toLowerCase(Locale.ROOT))
 			.withDetail("failures", status.failures())
+			.withDetail("instances", status.instances())
 			.build();
 	}
 

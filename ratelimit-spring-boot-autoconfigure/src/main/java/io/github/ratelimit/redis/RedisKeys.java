@@ -85,6 +85,18 @@ public final class RedisKeys {
 	}
 
 	/**
+	 * Returns the keys of the heartbeat that instances sharing this prefix run (see the
+	 * header of {@code rate_limit.lua}): the instances, the live limits' version, the
+	 * epoch and the resets, all under the hash tag {@code {<prefix>}}, so one call
+	 * touches one Redis Cluster slot.
+	 * @return the keys, in the order the script reads them
+	 */
+	public String[] fleetKeys() {
+		String base = "{" + this.prefix + "}:";
+		return new String[] { base + "instances", base + "live-limits:version", base + "epoch", base + "resets" };
+	}
+
+	/**
 	 * Encodes one user-supplied part: as is when safe and short, percent-encoded when it
 	 * holds unsafe characters, hashed when the encoding is too long.
 	 * @param part the bucket or key

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,6 +13,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
@@ -29,6 +31,7 @@ import io.github.ratelimit.Decision;
 import io.github.ratelimit.Durations;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.TimeSource;
+import io.github.ratelimit.store.Heartbeat;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStoreException;
 import io.github.ratelimit.store.StoreArguments;
@@ -77,6 +80,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/** The default longest wait for a connection being made. */
 	public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
+	/** How long a heartbeat counts an instance as alive until told otherwise. */
+	private static final Duration DEFAULT_HEARTBEAT_TIME_TO_LIVE = Duration.ofSeconds(3);
+
 	/** Peeks that warm the decision path up when the store starts, at most. */
 	private static final int WARM_UP_CALLS = 500;
 
@@ -92,7 +98,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private static final int FIXED_ARGS = 2;
 
-	/** The optional arguments a batch always sends: delay bound, now, TTL slack. */
+	/**
+	 * The optional arguments a batch, charge or restore always sends: delay bound, now,
+	 * TTL slack.
+	 */
 	private static final int BATCH_OPTIONAL_ARGS = 3;
 
 	/** An argument the script reads as absent: unused, or an optional one left unset. */
@@ -120,6 +129,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private final @Nullable String expirySlackMillis;
 
 	private final ConcurrentMap<LimitSpec, String[]> specArgs = new ConcurrentHashMap<>();
+
+	/** Identifies this instance in the heartbeat. */
+	private final String instanceId = UUID.randomUUID().toString();
+
+	private final AtomicLong heartbeats = new AtomicLong();
+
+	private volatile Duration heartbeatTimeToLive = DEFAULT_HEARTBEAT_TIME_TO_LIVE;
 
 	/** Sends concurrent decisions on one key together; {@code null} when turned off. */
 	private final @Nullable DecisionCoalescer coalescer;
@@ -372,15 +388,65 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
+	public void charge(String bucket, String key, List<LimitSpec> limits, long[] costs) {
+		StoreArguments.check(bucket, key, limits, costs);
+		await(runCharge("c", bucket, key, limits, costs));
+	}
+
+	@Override
+	public boolean restore(String bucket, String key, List<LimitSpec> limits, long[] costs) {
+		StoreArguments.check(bucket, key, limits, costs);
+		List<Object> reply = await(runCharge("u", bucket, key, limits, costs));
+		return !reply.isEmpty() && ((Long) reply.get(0)) == 1L;
+	}
+
+	/**
+	 * Tells Redis this instance is alive and reads what the instances on this Redis and
+	 * key prefix share, in one call of the script's heartbeat operation (see the header
+	 * of {@code rate_limit.lua}).
+	 * @param timeToLive how long this heartbeat counts this instance as alive
+	 * @return what the instances share
+	 * @throws RateLimitStoreException when Redis cannot answer
+	 */
+	public Heartbeat heartbeat(Duration timeToLive) {
+		this.heartbeatTimeToLive = timeToLive;
+		return heartbeat(false);
+	}
+
+	private Heartbeat heartbeat(boolean countReset) {
+		// An epoch of its own for each call: one that Redis lost and this instance set
+		// again must differ from the one before.
+		String[] args = { "h", this.instanceId, Long.toString(Math.max(1, this.heartbeatTimeToLive.toMillis())),
+				this.instanceId + ":" + this.heartbeats.incrementAndGet(), countReset ? "1" : UNSET };
+		List<Object> reply = await(this.runner.run(this.keys.fleetKeys(), args, null));
+		return new Heartbeat(((Long) reply.get(0)).intValue(), (Long) reply.get(1), String.valueOf(reply.get(2)),
+				(Long) reply.get(3));
+	}
+
+	/**
+	 * Returns the id under which this store's heartbeats count this instance.
+	 * @return the id, random per store
+	 */
+	public String instanceId() {
+		return this.instanceId;
+	}
+
+	@Override
 	public Decision peek(String bucket, String key, List<LimitSpec> limits) {
 		StoreArguments.check(bucket, key, limits);
 		return toDecision(await(run("p", bucket, key, limits, 1, NO_MAX_DELAY)), limits);
 	}
 
+	/**
+	 * Forgets the key's state, and counts the reset in the instances' heartbeat, so that
+	 * every instance on this Redis forgets what it remembered of keys (rejections, usage
+	 * it would write back after an outage) by its next heartbeat.
+	 */
 	@Override
 	public void reset(String bucket, String key, List<LimitSpec> limits) {
 		StoreArguments.check(bucket, key, limits);
 		await(run("x", bucket, key, limits, 1, NO_MAX_DELAY));
+		heartbeat(true);
 	}
 
 	@Override
@@ -472,6 +538,23 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 		String[] keys = this.keys.keys(lane.bucket(), lane.key(), lane.limits());
 		return async ? this.runner.runAsync(keys, args, lateReply) : this.runner.run(keys, args, lateReply);
+	}
+
+	/**
+	 * Sends a charge ({@code c}) or restore ({@code u}): the three optional arguments
+	 * always, then a cost per limit.
+	 */
+	private CompletableFuture<List<Object>> runCharge(String op, String bucket, String key, List<LimitSpec> limits,
+			long[] costs) {
+		String[] args = arguments(op, "0", limits, BATCH_OPTIONAL_ARGS, costs.length);
+		int at = args.length - BATCH_OPTIONAL_ARGS - costs.length;
+		args[at++] = UNSET;
+		args[at++] = (this.timeSource != null) ? Long.toString(this.timeSource.nowMicros()) : UNSET;
+		args[at++] = (this.expirySlackMillis != null) ? this.expirySlackMillis : UNSET;
+		for (long cost : costs) {
+			args[at++] = Long.toString(cost);
+		}
+		return this.runner.run(this.keys.keys(bucket, key, limits), args, null);
 	}
 
 	/**

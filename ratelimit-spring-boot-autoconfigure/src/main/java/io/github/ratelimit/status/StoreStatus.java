@@ -11,10 +11,26 @@ package io.github.ratelimit.status;
  * @param breaker the state of the circuit breaker in front of it
  * @param localRejections how many requests were rejected since startup without asking the
  * store, from a rejection it had just made (see {@code ratelimit.redis.local-rejections})
+ * @param instances how many instances share the limits, as this one counts them: each
+ * enforces its share of every limit while the store fails
  * @author ratelimit-spring-boot-starter authors
  */
 public record StoreStatus(String store, FailureMode failureMode, boolean degraded, long failures, BreakerState breaker,
-		long localRejections) {
+		long localRejections, int instances) {
+
+	/**
+	 * Creates the status of a store that this instance alone uses or counts as alone.
+	 * @param store the store name
+	 * @param failureMode what happens while it fails
+	 * @param degraded whether decisions bypass the store
+	 * @param failures how many calls to it failed since startup
+	 * @param breaker the state of the circuit breaker in front of it
+	 * @param localRejections how many requests were rejected without asking the store
+	 */
+	public StoreStatus(String store, FailureMode failureMode, boolean degraded, long failures, BreakerState breaker,
+			long localRejections) {
+		this(store, failureMode, degraded, failures, breaker, localRejections, 1);
+	}
 
 	/**
 	 * Creates the status of a store that answers every request itself.

@@ -241,31 +241,6 @@ class LiveLimitsTests {
 	}
 
 	@Test
-	void aFailingPollChangesNothingAndTheNextOneCatchesUp() {
-		AtomicBoolean failing = new AtomicBoolean(true);
-		LiveLimitsStore flaky = new ForwardingStore(this.store) {
-
-			@Override
-			public long version() {
-				if (failing.get()) {
-					throw new IllegalStateException("Redis is down");
-				}
-				return super.version();
-			}
-
-		};
-		BucketRegistry other = new BucketRegistry(LimitSettings.NONE, Map.of("api", bucket(limit(10, "10s"))));
-		LiveLimitsPoller poller = new LiveLimitsPoller(liveLimits(other, flaky), Duration.ofSeconds(1),
-				Duration.ofSeconds(1));
-		this.liveLimits.set("api", Map.of("limit", "3"), "alice");
-		poller.poll();
-		assertThat(other.find("api").limits().get(0).limit()).isEqualTo(10);
-		failing.set(false);
-		poller.poll();
-		assertThat(other.find("api").limits().get(0).limit()).isEqualTo(3);
-	}
-
-	@Test
 	void aChangeTheStoreCannotSaveIsRejectedAndChangesNothing() {
 		LiveLimitsStore down = new ForwardingStore(this.store) {
 
@@ -290,7 +265,7 @@ class LiveLimitsTests {
 			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
 					"ratelimit.buckets.api.limit=10", "ratelimit.endpoint.limits-write-enabled=true");
 		runner.withPropertyValues("ratelimit.key-prefix=one").run((one) -> {
-			assertThat(one).hasSingleBean(RedisLiveLimitsStore.class).hasSingleBean(LiveLimitsPoller.class);
+			assertThat(one).hasSingleBean(RedisLiveLimitsStore.class).hasSingleBean(RedisHeartbeat.class);
 			assertThat(one.getBean(LiveLimits.class).shared()).isTrue();
 			one.getBean(LiveLimits.class).set("api", Map.of("limit", "4"), "alice");
 			runner.withPropertyValues("ratelimit.key-prefix=one").run((same) -> {
@@ -311,7 +286,7 @@ class LiveLimitsTests {
 			.run((context) -> {
 				assertThat(context).hasSingleBean(LiveLimits.class)
 					.doesNotHaveBean(RedisLiveLimitsStore.class)
-					.doesNotHaveBean(LiveLimitsPoller.class);
+					.doesNotHaveBean(RedisHeartbeat.class);
 				assertThat(context.getBean(LiveLimits.class).shared()).isFalse();
 			});
 	}

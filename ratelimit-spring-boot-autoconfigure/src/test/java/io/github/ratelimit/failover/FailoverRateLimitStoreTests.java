@@ -279,6 +279,8 @@ class FailoverRateLimitStoreTests {
 
 		final AtomicInteger calls = new AtomicInteger();
 
+		final AtomicInteger writes = new AtomicInteger();
+
 		volatile @Nullable Error decisionError;
 
 		private final InMemoryRateLimitStore delegate = InMemoryRateLimitStore.create();
@@ -292,6 +294,26 @@ class FailoverRateLimitStoreTests {
 			if (!this.up.get()) {
 				throw new RateLimitStoreException("Redis did not answer within 100ms", null, true);
 			}
+		}
+
+		@Override
+		public void charge(String bucket, String key, List<LimitSpec> limits, long[] costs) {
+			write();
+			this.delegate.charge(bucket, key, limits, costs);
+		}
+
+		@Override
+		public boolean restore(String bucket, String key, List<LimitSpec> limits, long[] costs) {
+			write();
+			return this.delegate.restore(bucket, key, limits, costs);
+		}
+
+		/** Write-backs are counted apart from the decisions, which the tests count. */
+		private void write() {
+			if (!this.up.get()) {
+				throw new RateLimitStoreException("Redis did not answer within 100ms", null, true);
+			}
+			this.writes.incrementAndGet();
 		}
 
 		@Override

@@ -22,7 +22,7 @@ class FailoverWithRejectionCacheContractTests extends RateLimitStoreContractTest
 			.build();
 		return FailoverRateLimitStore.builder(primary, InMemoryRateLimitStore.builder().build())
 			.failureMode(FailureMode.CLOSED)
-			.rejectionCache(new RejectionCache(10_000, () -> time.nowMicros() * 1000))
+			.rejectionCache(new RejectionCache(10_000, RejectionCache.DEFAULT_MAX_AGE, () -> time.nowMicros() * 1000))
 			.build();
 	}
 

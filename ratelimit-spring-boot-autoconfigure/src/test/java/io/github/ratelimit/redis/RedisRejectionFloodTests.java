@@ -60,7 +60,7 @@ class RedisRejectionFloodTests {
 		this.client = RedisClient.create(RedisURI.create(redis.host(), redis.port()));
 		this.admin = this.client.connect();
 		this.primary = RedisRateLimitStore.builder(this.client).timeout(Duration.ofSeconds(5)).build();
-		this.cache = new RejectionCache(1000);
+		this.cache = new RejectionCache(1000, RejectionCache.DEFAULT_MAX_AGE);
 		this.store = FailoverRateLimitStore.builder(this.primary, InMemoryRateLimitStore.builder().build())
 			.failureMode(FailureMode.CLOSED)
 			.rejectionCache(this.cache)

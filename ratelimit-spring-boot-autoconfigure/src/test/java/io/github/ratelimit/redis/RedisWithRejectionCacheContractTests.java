@@ -18,7 +18,7 @@ class RedisWithRejectionCacheContractTests extends RedisRateLimitStoreTests {
 	protected RateLimitStore createStore(ManualTimeSource time) {
 		return FailoverRateLimitStore.builder(super.createStore(time), InMemoryRateLimitStore.builder().build())
 			.failureMode(FailureMode.CLOSED)
-			.rejectionCache(new RejectionCache(10_000, () -> time.nowMicros() * 1000))
+			.rejectionCache(new RejectionCache(10_000, RejectionCache.DEFAULT_MAX_AGE, () -> time.nowMicros() * 1000))
 			.build();
 	}
 

@@ -124,6 +124,28 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
+	public void charge(String bucket, String key, List<LimitSpec> limits, long[] costs) {
+		chargeAndHold(bucket, key, limits, costs, false);
+	}
+
+	@Override
+	public boolean restore(String bucket, String key, List<LimitSpec> limits, long[] costs) {
+		return chargeAndHold(bucket, key, limits, costs, true);
+	}
+
+	private boolean chargeAndHold(String bucket, String key, List<LimitSpec> limits, long[] costs,
+			boolean onlyIfFresh) {
+		StoreArguments.check(bucket, key, limits, costs);
+		boolean[] charged = new boolean[1];
+		this.states.asMap().compute(StateKey.of(bucket, key).stored(), (k, state) -> {
+			KeyState current = (state != null) ? state : new KeyState();
+			charged[0] = current.chargeAndHold(limits, this.clock.nowMicros(), costs, onlyIfFresh);
+			return current.isRetired() ? null : current;
+		});
+		return charged[0];
+	}
+
+	@Override
 	public Decision peek(String bucket, String key, List<LimitSpec> limits) {
 		StoreArguments.check(bucket, key, limits);
 		StateKey id = StateKey.of(bucket, key);

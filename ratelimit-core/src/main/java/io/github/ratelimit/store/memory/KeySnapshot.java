@@ -181,6 +181,32 @@ final class KeySnapshot {
 		return with(next, fitted.parked, time, fitted.heldFor);
 	}
 
+	/**
+	 * Takes {@code costs[i]} permits from limit {@code i}, each limit on its own, as far
+	 * as it has them; see {@link LimitState#charge}.
+	 */
+	KeySnapshot charge(List<LimitSpec> limits, long time, long[] costs) {
+		Fitted fitted = Fitted.of(this, limits, time);
+		LimitState[] next = new LimitState[fitted.states.length];
+		for (int i = 0; i < next.length; i++) {
+			next[i] = fitted.states[i].charge(limits.get(i), time, costs[i]);
+		}
+		return with(next, fitted.parked, time, fitted.heldFor);
+	}
+
+	/**
+	 * Whether any of {@code limits} has a state that differs from a fresh one at
+	 * {@code time}.
+	 */
+	boolean hasStateFor(List<LimitSpec> limits, long time) {
+		for (LimitState state : Fitted.of(this, limits, time).states) {
+			if (state.expiresAtMicros() > time) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	Change peek(List<LimitSpec> limits, long time) {
 		Fitted fitted = Fitted.of(this, limits, time);
 		LimitState[] next = new LimitState[fitted.states.length];

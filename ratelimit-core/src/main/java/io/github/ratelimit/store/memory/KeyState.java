@@ -165,6 +165,24 @@ final class KeyState {
 	}
 
 	/**
+	 * Charges inside the map's compute; see {@link KeySnapshot#charge}. With
+	 * {@code onlyIfFresh}, only when none of the limits has a state.
+	 * @return whether the permits were taken
+	 */
+	boolean chargeAndHold(List<LimitSpec> limits, long now, long[] costs, boolean onlyIfFresh) {
+		while (true) {
+			KeySnapshot current = this.snapshot;
+			long time = Math.max(now, current.lastNow);
+			if (onlyIfFresh && current.hasStateFor(limits, time)) {
+				return false;
+			}
+			if (store(current, current.charge(limits, time, costs).hold(limits, time))) {
+				return true;
+			}
+		}
+	}
+
+	/**
 	 * Reports on a state read from the map.
 	 * @return the state, or {@code null} when the caller must look inside the map's
 	 * compute instead

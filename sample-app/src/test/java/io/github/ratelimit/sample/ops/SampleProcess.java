@@ -163,6 +163,28 @@ final class SampleProcess implements AutoCloseable {
 	}
 
 	/**
+	 * Sends a {@code DELETE}, e.g. a key's reset through the actuator endpoint.
+	 * @param path the path
+	 * @return the status
+	 */
+	int delete(String path) {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+			.DELETE()
+			.timeout(Duration.ofSeconds(20))
+			.build();
+		try {
+			return SampleInstance.HTTP.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("DELETE " + path + " on " + this.name + " failed", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
 	 * Returns the log lines that contain {@code text}.
 	 * @param text what to look for
 	 * @return the lines

@@ -1,0 +1,168 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.SmartLifecycle;
+
+import io.github.ratelimit.bucket.LiveLimits;
+import io.github.ratelimit.failover.FailoverRateLimitStore;
+import io.github.ratelimit.redis.RedisRateLimitStore;
+import io.github.ratelimit.store.Heartbeat;
+import io.github.ratelimit.store.RateLimitStore;
+
+/**
+ * Every {@code ratelimit.redis.heartbeat-interval}, on a daemon thread of its own, tells
+ * Redis this instance is alive and reads what the instances share, in one script call
+ * ({@link RedisRateLimitStore#heartbeat(Duration)}), and hands what it read on: the
+ * failover store learns how many instances share each limit, whether a key was reset
+ * through another instance or Redis lost its data, and whether Redis answers at all, so
+ * that health knows without a request; live limit changes are applied when their version
+ * moved.
+ * <p>
+ * A heartbeat rather than Redis pub/sub: there is no subscription to lose on a reconnect,
+ * and an instance cut off from Redis catches up on its first heartbeat that succeeds. The
+ * first heartbeat runs when the context starts, before the web server takes requests, so
+ * a restarted instance starts with the live changes (unless Redis does not answer within
+ * the connect timeout; it then catches up later). A heartbeat that fails is logged once,
+ * and again once they succeed.
+ */
+class RedisHeartbeat implements SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(RedisHeartbeat.class);
+
+	/** Heartbeats an instance may miss before the others stop counting it. */
+	private static final int MISSED_BEATS = 3;
+
+	private final ObjectProvider<RateLimitStore> store;
+
+	private final LiveLimits liveLimits;
+
+	private final Duration interval;
+
+	private final Duration startupWait;
+
+	private @Nullable ScheduledExecutorService executor;
+
+	/** The live limits' version last applied; {@code -1} before the first. */
+	private long appliedVersion = -1;
+
+	private volatile boolean failing;
+
+	RedisHeartbeat(ObjectProvider<RateLimitStore> store, LiveLimits liveLimits, Duration interval,
+			Duration startupWait) {
+		this.store = store;
+		this.liveLimits = liveLimits;
+		this.interval = interval;
+		this.startupWait = startupWait;
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.executor != null || redisStore() == null) {
+			return;
+		}
+		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "ratelimit-heartbeat");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.executor = executor;
+		Future<?> first = executor.submit(this::beat);
+		try {
+			first.get(this.startupWait.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (TimeoutException | ExecutionException ex) {
+			// beat() logs its own failure; a slow Redis is caught up with later.
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		long millis = Math.max(1, this.interval.toMillis());
+		executor.scheduleWithFixedDelay(this::beat, millis, millis, TimeUnit.MILLISECONDS);
+	}
+
+	void beat() {
+		RedisRateLimitStore redis = redisStore();
+		if (redis == null) {
+			return;
+		}
+		FailoverRateLimitStore failover = failoverStore();
+		Heartbeat heartbeat;
+		try {
+			heartbeat = redis.heartbeat(this.interval.multipliedBy(MISSED_BEATS));
+		}
+		catch (RuntimeException ex) {
+			if (failover != null) {
+				failover.heartbeatFailed(ex);
+			}
+			if (!this.failing) {
+				this.failing = true;
+				logger.warn("Rate limit heartbeat to Redis failed (" + ex.getMessage()
+						+ "); health reports the store degraded until it succeeds, tried every " + this.interval);
+			}
+			return;
+		}
+		if (this.failing) {
+			this.failing = false;
+			logger.info("Rate limit heartbeat to Redis succeeds again");
+		}
+		if (failover != null) {
+			failover.heartbeat(heartbeat);
+		}
+		applyLiveLimits(heartbeat.liveLimitsVersion());
+	}
+
+	private void applyLiveLimits(long version) {
+		if (version == this.appliedVersion) {
+			return;
+		}
+		try {
+			this.liveLimits.refresh();
+			this.appliedVersion = version;
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not read live limit changes from Redis (" + ex
+					+ "); the limits stay as they are and are read again at the next heartbeat");
+		}
+	}
+
+	private @Nullable FailoverRateLimitStore failoverStore() {
+		return (this.store.getIfUnique() instanceof FailoverRateLimitStore failover) ? failover : null;
+	}
+
+	private @Nullable RedisRateLimitStore redisStore() {
+		return RedisStoreLifecycle.redisStoreOf(this.store.getIfUnique());
+	}
+
+	@Override
+	public synchronized void stop() {
+		ScheduledExecutorService executor = this.executor;
+		if (executor != null) {
+			executor.shutdownNow();
+			this.executor = null;
+		}
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.executor != null;
+	}
+
+	@Override
+	public int getPhase() {
+		// After the Redis store has connected, before the web server.
+		return RedisStoreLifecycle.PHASE + 1;
+	}
+
+}

@@ -1,0 +1,374 @@
+package io.github.ratelimit.failover;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.failover.LastHeard.Heard;
+import io.github.ratelimit.failover.LastHeard.KeyRef;
+import io.github.ratelimit.store.RateLimitStore;
+
+/**
+ * The per-instance side of {@link FailoverRateLimitStore}: decides on this instance's
+ * share of each limit while the shared store cannot, and makes sure the fleet's window
+ * still holds about one limit across the outage.
+ * <ul>
+ * <li>A key starts from what this instance last heard of it from the shared store
+ * ({@link LastHeard}): what remained then, divided among the instances, rather than a
+ * fresh share of a full limit. A key never heard of starts with a full share.</li>
+ * <li>Every permit admitted here is counted, and written back to the shared store once it
+ * answers again ({@link RateLimitStore#charge}), before the key is decided there again:
+ * until its write-back is done, a key stays on this side.</li>
+ * <li>When the shared store lost its data (restarted empty), the usage heard of each key
+ * still in use is written back too, unless the key is already back in the store
+ * ({@link RateLimitStore#restore}).</li>
+ * </ul>
+ * Decisions on one key here are made one at a time: an outage is the rare case, and the
+ * count must not miss a permit that a write-back races with.
+ */
+final class OutageFallback {
+
+	private static final Log logger = LogFactory.getLog(OutageFallback.class);
+
+	private final RateLimitStore fallback;
+
+	private final FallbackLimits shares;
+
+	private final LastHeard heard;
+
+	private final Map<KeyRef, Entry> entries = new ConcurrentHashMap<>();
+
+	OutageFallback(RateLimitStore fallback, FallbackLimits shares, LastHeard heard) {
+		this.fallback = fallback;
+		this.shares = shares;
+		this.heard = heard;
+	}
+
+	/**
+	 * Returns whether a key has permits (or heard usage) to write back, and so must stay
+	 * on this side until they are.
+	 */
+	boolean pending(String bucket, String key) {
+		return !this.entries.isEmpty() && this.entries.containsKey(new KeyRef(bucket, key));
+	}
+
+	/**
+	 * Returns how many keys have something to write back.
+	 */
+	int pendingKeys() {
+		return this.entries.size();
+	}
+
+	/**
+	 * Decides on this instance's share of the limits, and counts what it admits. With
+	 * {@code countOnly} ({@code open} mode) every request is admitted, and counted.
+	 */
+	Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros,
+			boolean countOnly) {
+		while (true) {
+			Entry entry = this.entries.computeIfAbsent(new KeyRef(bucket, key), (ref) -> new Entry(ref, limits));
+			synchronized (entry) {
+				if (entry.closed) {
+					// Written back meanwhile: this key starts a new entry.
+					continue;
+				}
+				List<LimitSpec> shares = this.shares.of(limits);
+				if (!entry.seeded) {
+					entry.seeded = true;
+					seed(bucket, key, shares, this.heard.get(bucket, key, limits));
+				}
+				Decision decision = this.fallback.decide(bucket, key, shares, cost, maxDelayMicros);
+				if (countOnly) {
+					decision = allowedAnyway(decision);
+				}
+				if (decision.allowed()) {
+					entry.admit(limits, cost);
+				}
+				return decision.withOrigin(Decision.Origin.FALLBACK);
+			}
+		}
+	}
+
+	/**
+	 * Takes permits from this instance's share, and counts them to be written back.
+	 */
+	void charge(String bucket, String key, List<LimitSpec> limits, long[] costs) {
+		while (true) {
+			Entry entry = this.entries.computeIfAbsent(new KeyRef(bucket, key), (ref) -> new Entry(ref, limits));
+			synchronized (entry) {
+				if (entry.closed) {
+					continue;
+				}
+				this.fallback.charge(bucket, key, this.shares.of(limits), costs);
+				entry.charge(limits, costs);
+				return;
+			}
+		}
+	}
+
+	/**
+	 * Gives back permits this side admitted.
+	 * @return {@code false} when they were written back to the shared store already,
+	 * where they must be given back instead
+	 */
+	boolean refund(String bucket, String key, List<LimitSpec> limits, long cost) {
+		Entry entry = this.entries.isEmpty() ? null : this.entries.get(new KeyRef(bucket, key));
+		if (entry != null) {
+			synchronized (entry) {
+				if (!entry.closed) {
+					this.fallback.refund(bucket, key, this.shares.of(limits), cost);
+					entry.giveBack(cost);
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
+	Decision peek(String bucket, String key, List<LimitSpec> limits) {
+		return this.fallback.peek(bucket, key, this.shares.of(limits)).withOrigin(Decision.Origin.FALLBACK);
+	}
+
+	/**
+	 * Forgets a key here: its share, what it admitted and what was heard of it. A key
+	 * reset by an operator starts afresh everywhere.
+	 */
+	void reset(String bucket, String key, List<LimitSpec> limits) {
+		Entry entry = this.entries.isEmpty() ? null : this.entries.get(new KeyRef(bucket, key));
+		if (entry != null) {
+			synchronized (entry) {
+				close(entry);
+			}
+		}
+		this.fallback.reset(bucket, key, this.shares.of(limits));
+		this.heard.forget(bucket, key);
+	}
+
+	/**
+	 * The shared store lost its data: the usage heard of each key still in use is to be
+	 * written back, and until it is, the key is decided here.
+	 */
+	void storeLostItsData() {
+		long now = this.heard.nanoTime();
+		int[] keys = new int[1];
+		this.heard.forEachInUse((ref, heard) -> {
+			Entry entry = this.entries.computeIfAbsent(ref, (r) -> new Entry(r, heard.limits()));
+			synchronized (entry) {
+				if (!entry.closed && entry.limits.equals(heard.limits())) {
+					entry.restore = heard.usedAt(now);
+					if (!entry.seeded) {
+						entry.seeded = true;
+						seed(ref.bucket(), ref.key(), this.shares.of(entry.limits), heard);
+					}
+					keys[0]++;
+				}
+			}
+		});
+		this.heard.clear();
+		logger.warn("Rate limit store: Redis lost its data (restarted empty or flushed); writing back the usage this "
+				+ "instance last heard of " + keys[0] + " key(s), which are decided by this instance until then");
+	}
+
+	/**
+	 * Writes back what each key admitted here, and the usage to restore, to the shared
+	 * store; a key whose write-back is done leaves this side.
+	 * @param store the shared store
+	 * @return {@code false} when the store failed (the rest is tried again later),
+	 * {@code true} when every key was written back or decided here again meanwhile
+	 */
+	boolean writeBack(RateLimitStore store) {
+		for (Entry entry : this.entries.values()) {
+			Pending pending;
+			synchronized (entry) {
+				if (entry.closed) {
+					continue;
+				}
+				pending = entry.take();
+			}
+			try {
+				write(store, entry, pending);
+			}
+			catch (UnsupportedOperationException ex) {
+				logger.debug("Rate limit store '" + store.name() + "' cannot take permits written back; dropped", ex);
+			}
+			catch (RuntimeException ex) {
+				synchronized (entry) {
+					entry.putBack(pending);
+				}
+				logger.debug("Could not write back to rate limit store '" + store.name() + "'; trying again later", ex);
+				return false;
+			}
+			synchronized (entry) {
+				if (entry.isEmpty()) {
+					close(entry);
+					this.fallback.reset(entry.ref.bucket(), entry.ref.key(), this.shares.of(entry.limits));
+				}
+			}
+		}
+		return true;
+	}
+
+	private static void write(RateLimitStore store, Entry entry, Pending pending) {
+		String bucket = entry.ref.bucket();
+		String key = entry.ref.key();
+		long[] admitted = pending.admitted;
+		if (pending.restore != null) {
+			long[] usage = new long[admitted.length];
+			for (int i = 0; i < usage.length; i++) {
+				usage[i] = saturatedAdd(pending.restore[i], admitted[i]);
+			}
+			if (store.restore(bucket, key, pending.limits, usage)) {
+				return;
+			}
+		}
+		if (Arrays.stream(admitted).anyMatch((cost) -> cost > 0)) {
+			store.charge(bucket, key, pending.limits, admitted);
+		}
+	}
+
+	private void close(Entry entry) {
+		entry.closed = true;
+		this.entries.remove(entry.ref, entry);
+	}
+
+	/**
+	 * Starts a key from what this instance last heard of it: its share of what remained,
+	 * so that the instances together admit about what remained, not a full limit more.
+	 */
+	private void seed(String bucket, String key, List<LimitSpec> shares, @Nullable Heard heard) {
+		if (heard == null) {
+			return;
+		}
+		List<LimitSpec> limits = heard.limits();
+		long[] used = heard.usedAt(this.heard.nanoTime());
+		long[] seed = new long[used.length];
+		boolean any = false;
+		for (int i = 0; i < seed.length; i++) {
+			long remaining = Math.max(0, limits.get(i).capacity() - used[i]);
+			seed[i] = Math.max(0, shares.get(i).capacity() - this.shares.share(remaining));
+			any |= seed[i] > 0;
+		}
+		if (any) {
+			this.fallback.charge(bucket, key, shares, seed);
+		}
+	}
+
+	/**
+	 * {@code open} mode: the request goes ahead, with what this instance counted (no
+	 * delay, remaining zero when the count is over the share).
+	 */
+	private static Decision allowedAnyway(Decision counted) {
+		if (counted.allowed() && counted.delayMicros() == 0) {
+			return counted;
+		}
+		List<Decision> perLimit = counted.limits();
+		List<Decision> allowed = new ArrayList<>(perLimit.size());
+		for (Decision limit : perLimit) {
+			LimitSpec spec = Objects.requireNonNull(limit.spec(), "a store decision has a spec");
+			allowed.add(Decision.allowed(spec, limit.allowed() ? limit.remaining() : 0, limit.resetAfterMicros(), 0));
+		}
+		return Decision.combine(allowed);
+	}
+
+	private static long saturatedAdd(long a, long b) {
+		long sum = a + b;
+		return (sum < 0) ? Long.MAX_VALUE : sum;
+	}
+
+	/**
+	 * One key decided here: what it admitted and what it has to restore, not yet written
+	 * back. Guarded by its own monitor.
+	 */
+	private static final class Entry {
+
+		final KeyRef ref;
+
+		List<LimitSpec> limits;
+
+		boolean seeded;
+
+		/** Permits admitted (or charged) here, per limit. */
+		long[] admitted;
+
+		long @Nullable [] restore;
+
+		boolean closed;
+
+		Entry(KeyRef ref, List<LimitSpec> limits) {
+			this.ref = ref;
+			this.limits = limits;
+			this.admitted = new long[limits.size()];
+		}
+
+		void admit(List<LimitSpec> limits, long cost) {
+			fit(limits);
+			for (int i = 0; i < this.admitted.length; i++) {
+				this.admitted[i] = saturatedAdd(this.admitted[i], cost);
+			}
+		}
+
+		void charge(List<LimitSpec> limits, long[] costs) {
+			fit(limits);
+			for (int i = 0; i < this.admitted.length; i++) {
+				this.admitted[i] = saturatedAdd(this.admitted[i], costs[i]);
+			}
+		}
+
+		void giveBack(long cost) {
+			for (int i = 0; i < this.admitted.length; i++) {
+				this.admitted[i] = Math.max(0, this.admitted[i] - cost);
+			}
+		}
+
+		/**
+		 * Counts under the limits of the latest decision (a live change of limits during
+		 * an outage): what was admitted carries over by position.
+		 */
+		private void fit(List<LimitSpec> limits) {
+			if (limits.size() != this.admitted.length) {
+				this.admitted = Arrays.copyOf(this.admitted, limits.size());
+				this.restore = null;
+			}
+			this.limits = limits;
+		}
+
+		boolean isEmpty() {
+			return this.restore == null && Arrays.stream(this.admitted).allMatch((cost) -> cost == 0);
+		}
+
+		Pending take() {
+			Pending pending = new Pending(this.limits, this.admitted, this.restore);
+			this.admitted = new long[this.limits.size()];
+			this.restore = null;
+			return pending;
+		}
+
+		void putBack(Pending pending) {
+			if (pending.limits.size() == this.admitted.length) {
+				for (int i = 0; i < this.admitted.length; i++) {
+					this.admitted[i] = saturatedAdd(this.admitted[i], pending.admitted[i]);
+				}
+			}
+			if (pending.restore != null && this.restore == null) {
+				this.restore = pending.restore;
+			}
+		}
+
+	}
+
+	/**
+	 * What a write-back takes of an entry.
+	 */
+	private record Pending(List<LimitSpec> limits, long[] admitted, long @Nullable [] restore) {
+	}
+
+}

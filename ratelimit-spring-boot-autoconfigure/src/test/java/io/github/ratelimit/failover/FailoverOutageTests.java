@@ -1,0 +1,251 @@
+package io.github.ratelimit.failover;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.failover.FailoverRateLimitStoreTests.SwitchableStore;
+import io.github.ratelimit.status.BreakerState;
+import io.github.ratelimit.status.FailureMode;
+import io.github.ratelimit.store.Heartbeat;
+import io.github.ratelimit.store.RejectionCache;
+import io.github.ratelimit.store.StoreUnavailableException;
+import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * What a {@link FailoverRateLimitStore} does so that an outage of its primary costs no
+ * extra admissions: a key starts on the fallback from what was last heard of it, what the
+ * fallback admitted is written back, a primary that lost its data gets the usage heard
+ * back, and the heartbeat tells the instances and the resets.
+ */
+class FailoverOutageTests {
+
+	private static final List<LimitSpec> LIMITS = List.of(LimitSpec.of(20, "1h", Algorithm.SLIDING_LOG));
+
+	private static final BreakerSettings BREAKER = new BreakerSettings(Duration.ofSeconds(1), 50,
+			Duration.ofMillis(200), 2);
+
+	/** Generous: the write-back runs on a thread of its own. */
+	private static final Duration WRITE_BACK = Duration.ofSeconds(30);
+
+	private final SwitchableStore primary = new SwitchableStore();
+
+	private final InMemoryRateLimitStore fallback = InMemoryRateLimitStore.create();
+
+	private FailoverRateLimitStore store;
+
+	@AfterEach
+	void closeStore() {
+		if (this.store != null) {
+			this.store.close();
+		}
+	}
+
+	private FailoverRateLimitStore store(FailureMode mode) {
+		this.store = FailoverRateLimitStore.builder(this.primary, this.fallback)
+			.failureMode(mode)
+			.breaker(BREAKER)
+			.build();
+		return this.store;
+	}
+
+	private static Heartbeat beat(int instances, String epoch, long resets) {
+		return new Heartbeat(instances, 0, epoch, resets);
+	}
+
+	private static long admitted(FailoverRateLimitStore store, String key, int requests) {
+		long admitted = 0;
+		for (int i = 0; i < requests; i++) {
+			if (store.decide("b", key, LIMITS, 1).allowed()) {
+				admitted++;
+			}
+		}
+		return admitted;
+	}
+
+	private long primaryRemaining(String key) {
+		return this.primary.peekWithoutCounting("b", key, LIMITS).remaining();
+	}
+
+	@Test
+	void aKeyStartsOnTheFallbackFromWhatRemainedDividedAmongTheInstances() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		store.heartbeat(beat(2, "e", 0));
+		assertThat(store.instances()).isEqualTo(2);
+		assertThat(admitted(store, "k", 12)).isEqualTo(12);
+		this.primary.up.set(false);
+		assertThat(admitted(store, "k", 20)).as("half of the 8 that remained").isEqualTo(4);
+	}
+
+	@Test
+	void aKeyNeverHeardOfStartsWithAFullShare() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		store.heartbeat(beat(2, "e", 0));
+		this.primary.up.set(false);
+		assertThat(admitted(store, "k", 30)).isEqualTo(10);
+	}
+
+	@Test
+	void aConfiguredInstanceCountWinsOverTheHeartbeats() {
+		this.store = FailoverRateLimitStore.builder(this.primary, this.fallback).instances(4).build();
+		this.store.heartbeat(beat(2, "e", 0));
+		assertThat(this.store.instances()).isEqualTo(4);
+	}
+
+	@Test
+	void whatTheFallbackAdmittedIsWrittenBackBeforeTheKeyIsDecidedOnThePrimaryAgain() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		assertThat(admitted(store, "k", 3)).isEqualTo(3);
+		this.primary.up.set(false);
+		assertThat(admitted(store, "k", 5)).isEqualTo(5);
+		assertThat(store.pendingWriteBacks()).isEqualTo(1);
+
+		this.primary.up.set(true);
+		int calls = this.primary.calls.get();
+		Decision pending = store.decide("b", "k", LIMITS, 1);
+		assertThat(pending.origin()).as("decided where its permits are counted until written back")
+			.isEqualTo(Decision.Origin.FALLBACK);
+		assertThat(this.primary.calls.get()).isEqualTo(calls);
+		awaitCondition("the write-back", () -> store.pendingWriteBacks() == 0);
+		assertThat(primaryRemaining("k")).as("3 on the primary, 6 written back").isEqualTo(11);
+		assertThat(admitted(store, "k", 30)).isEqualTo(11);
+		assertThat(store.decide("b", "k", LIMITS, 1).origin()).isEqualTo(Decision.Origin.STORE);
+	}
+
+	@Test
+	void openModeWritesBackEverythingItLetThrough() {
+		FailoverRateLimitStore store = store(FailureMode.OPEN);
+		this.primary.up.set(false);
+		assertThat(admitted(store, "k", 25)).isEqualTo(25);
+		this.primary.up.set(true);
+		store.heartbeat(beat(1, "e", 0));
+		awaitCondition("the write-back", () -> store.pendingWriteBacks() == 0);
+		assertThat(primaryRemaining("k")).as("a charge never takes a limit below zero").isZero();
+	}
+
+	@Test
+	void aRefundOfAFallbackDecisionWrittenBackGoesToThePrimary() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		this.primary.up.set(false);
+		Decision admitted = store.decide("b", "k", LIMITS, 2);
+		assertThat(admitted.origin()).isEqualTo(Decision.Origin.FALLBACK);
+		this.primary.up.set(true);
+		store.heartbeat(beat(1, "e", 0));
+		awaitCondition("the write-back", () -> store.pendingWriteBacks() == 0);
+		assertThat(primaryRemaining("k")).isEqualTo(18);
+		store.refund("b", "k", LIMITS, 2, admitted);
+		assertThat(primaryRemaining("k")).isEqualTo(20);
+	}
+
+	@Test
+	void aRefundOfAFallbackDecisionNotYetWrittenBackIsNotWrittenBack() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		this.primary.up.set(false);
+		Decision admitted = store.decide("b", "k", LIMITS, 2);
+		store.decide("b", "k", LIMITS, 1);
+		store.refund("b", "k", LIMITS, 2, admitted);
+		this.primary.up.set(true);
+		store.heartbeat(beat(1, "e", 0));
+		awaitCondition("the write-back", () -> store.pendingWriteBacks() == 0);
+		assertThat(primaryRemaining("k")).isEqualTo(19);
+	}
+
+	@Test
+	void aPrimaryThatLostItsDataGetsTheUsageHeardBack() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		store.heartbeat(beat(1, "before", 0));
+		assertThat(admitted(store, "k", 12)).isEqualTo(12);
+		this.primary.reset("b", "k", LIMITS);
+		assertThat(primaryRemaining("k")).isEqualTo(20);
+
+		store.heartbeat(beat(1, "after", 0));
+		awaitCondition("the write-back", () -> store.pendingWriteBacks() == 0);
+		assertThat(primaryRemaining("k")).isEqualTo(8);
+		assertThat(admitted(store, "k", 20)).isEqualTo(8);
+	}
+
+	@Test
+	void usageHeardIsNotWrittenOverAKeyThePrimaryHasAgain() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		store.heartbeat(beat(1, "before", 0));
+		assertThat(admitted(store, "k", 12)).isEqualTo(12);
+		this.primary.reset("b", "k", LIMITS);
+		this.primary.decide("b", "k", LIMITS, 1);
+		store.heartbeat(beat(1, "after", 0));
+		awaitCondition("the write-back", () -> store.pendingWriteBacks() == 0);
+		assertThat(primaryRemaining("k")).as("another instance decided on it since").isEqualTo(19);
+	}
+
+	@Test
+	void aResetThroughAnyInstanceForgetsRejectionsAndUsageHeard() {
+		RejectionCache rejections = new RejectionCache(100, Duration.ofHours(1));
+		this.store = FailoverRateLimitStore.builder(this.primary, this.fallback).rejectionCache(rejections).build();
+		this.store.heartbeat(beat(1, "e", 0));
+		assertThat(admitted(this.store, "k", 21)).isEqualTo(20);
+		assertThat(rejections.isEmpty()).isFalse();
+
+		// Another instance resets the key.
+		this.primary.reset("b", "k", LIMITS);
+		this.store.heartbeat(beat(1, "e", 1));
+		assertThat(rejections.isEmpty()).isTrue();
+		assertThat(this.store.decide("b", "k", LIMITS, 1).allowed()).isTrue();
+
+		// What was heard before the reset is not written back after a data loss: only
+		// the one decision since.
+		this.primary.reset("b", "k", LIMITS);
+		this.store.heartbeat(beat(1, "lost", 1));
+		awaitCondition("the write-back", () -> this.store.pendingWriteBacks() == 0);
+		assertThat(primaryRemaining("k")).isEqualTo(19);
+	}
+
+	@Test
+	void aFailedHeartbeatDegradesTheStoreWithoutAnyRequest() {
+		FailoverRateLimitStore store = store(FailureMode.CLOSED);
+		assertThat(store.isDegraded()).isFalse();
+		store.heartbeatFailed(new IllegalStateException("Redis is down"));
+		assertThat(store.isDegraded()).isTrue();
+		store.heartbeat(beat(1, "e", 0));
+		assertThat(store.isDegraded()).isFalse();
+	}
+
+	@Test
+	void aHeartbeatAnsweredClosesTheBreaker() {
+		FailoverRateLimitStore store = store(FailureMode.CLOSED);
+		this.primary.up.set(false);
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (store.circuitBreaker().state() == BreakerState.CLOSED && System.nanoTime() - deadline < 0) {
+			assertThatExceptionOfType(StoreUnavailableException.class)
+				.isThrownBy(() -> store.decide("b", "opener", LIMITS, 1));
+		}
+		assertThat(store.circuitBreaker().state()).isEqualTo(BreakerState.OPEN);
+		this.primary.up.set(true);
+		store.heartbeat(beat(1, "e", 0));
+		assertThat(store.circuitBreaker().state()).isEqualTo(BreakerState.CLOSED);
+		assertThat(store.decide("b", "k", LIMITS, 1).origin()).isEqualTo(Decision.Origin.STORE);
+	}
+
+	private static void awaitCondition(String what, BooleanSupplier condition) {
+		long deadline = System.nanoTime() + WRITE_BACK.toNanos();
+		while (!condition.getAsBoolean()) {
+			assertThat(System.nanoTime() - deadline).as("waiting for %s", what).isNegative();
+			try {
+				Thread.sleep(10);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+		}
+	}
+
+}
