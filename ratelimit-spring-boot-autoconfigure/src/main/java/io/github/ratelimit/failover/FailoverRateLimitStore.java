@@ -7,9 +7,9 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -65,6 +65,9 @@ import io.github.ratelimit.store.StoreUnavailableException;
  */
 public final class FailoverRateLimitStore implements RateLimitStore, StoreStatusSource {
 
+	/** How long a write-back waits before it tries a failing primary again. */
+	private static final long WRITE_BACK_RETRY_MILLIS = 100;
+
 	/** How many keys' last decisions are remembered unless set otherwise. */
 	public static final int DEFAULT_REMEMBERED_KEYS = 100_000;
 
@@ -111,7 +114,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	private volatile @Nullable Heartbeat lastHeartbeat;
 
 	/** Runs write-backs, off the request threads; created on first use. */
-	private volatile @Nullable ExecutorService writer;
+	private volatile @Nullable ScheduledExecutorService writer;
 
 	private final AtomicBoolean writeBackQueued = new AtomicBoolean();
 
@@ -135,6 +138,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.heard = new LastHeard(builder.rememberedKeys, builder.nanoTime);
 		this.outage = new OutageFallback(this.fallback, this.fallbackLimits, this.heard);
 		this.rejections = builder.rejections;
+		this.writer = builder.writer;
 		this.primaryConnected = builder.primaryConnected;
 		String name = this.primary.name();
 		FailureMode mode = this.mode;
@@ -564,7 +568,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	@Override
 	public void close() {
-		ExecutorService writer = this.writer;
+		ScheduledExecutorService writer = this.writer;
 		if (writer != null) {
 			writer.shutdownNow();
 		}
@@ -578,27 +582,20 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	/**
 	 * Writes back, off the request threads, what the fallback admitted while the primary
-	 * failed, once the primary works again (its breaker is closed).
+	 * failed. A round of write-backs is a call to the primary like a decision: it waits
+	 * for the breaker's permission (as a probe while it is half-open), and its outcome
+	 * counts. Rounds go on while keys are pending, every
+	 * {@value #WRITE_BACK_RETRY_MILLIS} ms while the primary fails.
 	 */
 	private void writeBackIfPending() {
-		if (this.outage.pendingKeys() == 0 || this.breaker.state() != BreakerState.CLOSED
-				|| !this.writeBackQueued.compareAndSet(false, true)) {
-			return;
+		if (this.outage.pendingKeys() > 0 && this.writeBackQueued.compareAndSet(false, true)) {
+			scheduleWriteBack(0);
 		}
+	}
+
+	private void scheduleWriteBack(long delayMillis) {
 		try {
-			writer().execute(() -> {
-				try {
-					// Keys decided on the fallback while a round ran are written back
-					// in the next one.
-					while (this.outage.pendingKeys() > 0 && this.breaker.state() == BreakerState.CLOSED
-							&& this.outage.writeBack(this.primary)) {
-						Thread.onSpinWait();
-					}
-				}
-				finally {
-					this.writeBackQueued.set(false);
-				}
-			});
+			writer().schedule(this::writeBackRound, delayMillis, TimeUnit.MILLISECONDS);
 		}
 		catch (RejectedExecutionException ex) {
 			// Closed meanwhile.
@@ -606,13 +603,37 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		}
 	}
 
-	private ExecutorService writer() {
-		ExecutorService writer = this.writer;
+	private void writeBackRound() {
+		if (this.outage.pendingKeys() == 0) {
+			this.writeBackQueued.set(false);
+			// A key decided on the fallback as the flag was cleared.
+			if (this.outage.pendingKeys() > 0) {
+				writeBackIfPending();
+			}
+			return;
+		}
+		boolean written = false;
+		if (this.breaker.tryAcquire()) {
+			written = this.outage.writeBack(this.primary);
+			if (written) {
+				this.lastCallFailed = false;
+				this.breaker.onSuccess();
+			}
+			else {
+				this.lastCallFailed = true;
+				this.breaker.onFailure();
+			}
+		}
+		scheduleWriteBack(written ? 0 : WRITE_BACK_RETRY_MILLIS);
+	}
+
+	private ScheduledExecutorService writer() {
+		ScheduledExecutorService writer = this.writer;
 		if (writer == null) {
 			synchronized (this) {
 				writer = this.writer;
 				if (writer == null) {
-					writer = Executors.newSingleThreadExecutor((task) -> {
+					writer = Executors.newSingleThreadScheduledExecutor((task) -> {
 						Thread thread = new Thread(task, "ratelimit-write-back");
 						thread.setDaemon(true);
 						return thread;
@@ -676,6 +697,8 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		private int rememberedKeys = DEFAULT_REMEMBERED_KEYS;
 
 		private LongSupplier nanoTime = System::nanoTime;
+
+		private @Nullable ScheduledExecutorService writer;
 
 		private @Nullable RejectionCache rejections;
 
@@ -759,6 +782,14 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		 */
 		public Builder primaryConnected(BooleanSupplier primaryConnected) {
 			this.primaryConnected = Objects.requireNonNull(primaryConnected, "'primaryConnected' must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets what runs the write-backs, for tests; one of the store's own by default.
+		 */
+		Builder writer(ScheduledExecutorService writer) {
+			this.writer = writer;
 			return this;
 		}
 

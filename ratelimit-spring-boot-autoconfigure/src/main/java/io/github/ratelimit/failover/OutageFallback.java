@@ -230,8 +230,18 @@ final class OutageFallback {
 				return;
 			}
 		}
-		if (Arrays.stream(admitted).anyMatch((cost) -> cost > 0)) {
-			store.charge(bucket, key, pending.limits, admitted);
+		long[] charged = new long[admitted.length];
+		long refunded = Long.MAX_VALUE;
+		for (int i = 0; i < admitted.length; i++) {
+			charged[i] = Math.max(0, admitted[i]);
+			refunded = Math.min(refunded, Math.max(0, -admitted[i]));
+		}
+		if (Arrays.stream(charged).anyMatch((cost) -> cost > 0)) {
+			store.charge(bucket, key, pending.limits, charged);
+		}
+		if (refunded > 0 && refunded != Long.MAX_VALUE) {
+			// Given back while an earlier write-back of them was on its way.
+			store.refund(bucket, key, pending.limits, refunded);
 		}
 	}
 
@@ -281,7 +291,11 @@ final class OutageFallback {
 
 	private static long saturatedAdd(long a, long b) {
 		long sum = a + b;
-		return (sum < 0) ? Long.MAX_VALUE : sum;
+		// Overflow only when both have the sign the sum lacks.
+		if (((a ^ sum) & (b ^ sum)) < 0) {
+			return (a < 0) ? Long.MIN_VALUE : Long.MAX_VALUE;
+		}
+		return sum;
 	}
 
 	/**
@@ -296,7 +310,11 @@ final class OutageFallback {
 
 		boolean seeded;
 
-		/** Permits admitted (or charged) here, per limit. */
+		/**
+		 * Permits admitted (or charged) here and not yet written back, per limit; below
+		 * zero when more was given back than is left to write (the rest was on its way to
+		 * the shared store as it was given back).
+		 */
 		long[] admitted;
 
 		long @Nullable [] restore;
@@ -325,7 +343,7 @@ final class OutageFallback {
 
 		void giveBack(long cost) {
 			for (int i = 0; i < this.admitted.length; i++) {
-				this.admitted[i] = Math.max(0, this.admitted[i] - cost);
+				this.admitted[i] = saturatedAdd(this.admitted[i], -cost);
 			}
 		}
 

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,6 +37,16 @@ class FailoverRateLimitStoreTests {
 	private static final BreakerSettings BREAKER = new BreakerSettings(Duration.ofSeconds(1), 50,
 			Duration.ofMillis(200), 2);
 
+	/**
+	 * Write-backs (FailoverOutageTests) never run here: calls on a thread of their own
+	 * would race with the breaker these tests drive on a clock of their own.
+	 */
+	private static final ScheduledExecutorService NO_WRITE_BACKS = Executors.newSingleThreadScheduledExecutor();
+
+	static {
+		NO_WRITE_BACKS.shutdown();
+	}
+
 	private final SwitchableStore primary = new SwitchableStore();
 
 	private final InMemoryRateLimitStore fallback = InMemoryRateLimitStore.create();
@@ -51,6 +63,7 @@ class FailoverRateLimitStoreTests {
 			.breaker(BREAKER)
 			.instances(instances)
 			.nanoTime(() -> this.now)
+			.writer(NO_WRITE_BACKS)
 			.build();
 	}
 
@@ -58,11 +71,15 @@ class FailoverRateLimitStoreTests {
 		this.now += TimeUnit.MILLISECONDS.toNanos(millis);
 	}
 
-	/** Fails calls for a whole breaker window, so that the breaker opens. */
+	/**
+	 * Fails calls for a whole breaker window, so that the breaker opens: each on a key of
+	 * its own, since a key decided by the fallback stays there until written back.
+	 */
 	private void failUntilOpen(FailoverRateLimitStore store) {
 		this.primary.up.set(false);
+		int opener = 0;
 		while (store.circuitBreaker().state() == BreakerState.CLOSED) {
-			store.decide("b", "opener", LIMITS, 1);
+			store.decide("b", "opener-" + opener++, LIMITS, 1);
 			advance(100);
 		}
 	}
@@ -95,9 +112,11 @@ class FailoverRateLimitStoreTests {
 		}
 		assertThat(allowed).as("the fallback store enforces the limit").isEqualTo(3);
 		assertThat(store.isDegraded()).as("the last call failed").isTrue();
-		assertThat(store.status().breaker()).as("ten failures in one burst").isEqualTo(BreakerState.CLOSED);
-		assertThat(this.primary.calls.get()).as("every call tried the store").isEqualTo(10);
-		assertThat(store.failureCount()).isEqualTo(10);
+		assertThat(store.status().breaker()).as("a failure in one burst").isEqualTo(BreakerState.CLOSED);
+		assertThat(this.primary.calls.get())
+			.as("the first call tried the store; the key then stays on the fallback until written back")
+			.isEqualTo(1);
+		assertThat(store.failureCount()).isEqualTo(1);
 	}
 
 	@Test
@@ -159,7 +178,9 @@ class FailoverRateLimitStoreTests {
 		int calls = this.primary.calls.get();
 		store.refund("b", "k", LIMITS, 1, byFallback);
 		assertThat(this.primary.calls.get()).as("the store never took it").isEqualTo(calls);
-		assertThat(this.fallback.peek("b", "k", LIMITS).remaining()).isEqualTo(3);
+		assertThat(this.fallback.peek("b", "k", LIMITS).remaining())
+			.as("the fallback started from the 2 the store had left")
+			.isEqualTo(2);
 		assertThat(this.primary.peekWithoutCounting("b", "k", LIMITS).remaining()).isEqualTo(2);
 		store.refund("b", "k", LIMITS, 1, byStore);
 		assertThat(this.primary.peekWithoutCounting("b", "k", LIMITS).remaining()).isEqualTo(3);
@@ -237,7 +258,7 @@ class FailoverRateLimitStoreTests {
 			}
 		}
 		assertThat(allowed).isEqualTo(3);
-		assertThat(store.failureCount()).isEqualTo(6);
+		assertThat(store.failureCount()).as("only the first tried the store").isEqualTo(1);
 	}
 
 	@Test

@@ -42,6 +42,16 @@ class RedisBatchContractTests extends RedisRateLimitStoreTests {
 		}
 
 		@Override
+		public void charge(String bucket, String key, List<LimitSpec> limits, long[] costs) {
+			this.store.charge(bucket, key, limits, costs);
+		}
+
+		@Override
+		public boolean restore(String bucket, String key, List<LimitSpec> limits, long[] costs) {
+			return this.store.restore(bucket, key, limits, costs);
+		}
+
+		@Override
 		public void reset(String bucket, String key, List<LimitSpec> limits) {
 			this.store.reset(bucket, key, limits);
 		}
