@@ -53,9 +53,9 @@
 --                                                 one means Redis lost its data (restarted empty, flushed)
 -- KEYS[4]   {<prefix>}:resets                   a counter of key resets, so every instance forgets what
 --                                                 it remembered of the keys
--- ARGV[2]   the instance's id   ARGV[3] time-to-live of a heartbeat, ms   ARGV[4] an epoch to set if none is
---           ARGV[5] "1" to count a reset, else ""
--- Returns   { live instances, live limits version, epoch, resets }
+-- ARGV[2]   the instance's id   ARGV[3] time-to-live of a heartbeat, ms (0: the instance leaves)
+--           ARGV[4] an epoch to set if none is   ARGV[5] "1" to count a reset, else ""
+-- Returns   { live instances, live limits version, epoch, resets }; {} when the instance leaves
 --
 -- Exactness: every limit, burst, window, interval and count is an integer below 2^53, exact in Lua's
 -- doubles (LimitSpec bounds them), and so is floor(a / b) of two of them: a correctly rounded quotient
@@ -77,6 +77,10 @@ if op == 'h' then
   local time = redis.call('TIME')
   local now_ms = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
   local ttl = tonumber(ARGV[3])
+  if ttl == 0 then
+    redis.call('ZREM', KEYS[1], ARGV[2])
+    return {}
+  end
   redis.call('ZADD', KEYS[1], now_ms, ARGV[2])
   redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms - ttl)
   redis.call('PEXPIRE', KEYS[1], ttl)

@@ -145,12 +145,26 @@ class RedisHeartbeat implements SmartLifecycle {
 		return RedisStoreLifecycle.redisStoreOf(this.store.getIfUnique());
 	}
 
+	/**
+	 * Stops the heartbeats, and tells Redis this instance leaves (before the store closes
+	 * its connection, a phase later).
+	 */
 	@Override
 	public synchronized void stop() {
 		ScheduledExecutorService executor = this.executor;
-		if (executor != null) {
-			executor.shutdownNow();
-			this.executor = null;
+		if (executor == null) {
+			return;
+		}
+		executor.shutdownNow();
+		this.executor = null;
+		RedisRateLimitStore redis = redisStore();
+		if (redis != null && !this.failing) {
+			try {
+				redis.leave();
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not tell Redis this instance leaves", ex);
+			}
 		}
 	}
 

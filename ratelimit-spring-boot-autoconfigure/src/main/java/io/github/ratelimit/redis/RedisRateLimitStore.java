@@ -424,6 +424,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
+	 * Tells Redis this instance leaves, so that the others stop counting it at once
+	 * rather than when its last heartbeat expires.
+	 * @throws RateLimitStoreException when Redis cannot answer
+	 */
+	public void leave() {
+		await(this.runner.run(this.keys.fleetKeys(), new String[] { "h", this.instanceId, "0", UNSET, UNSET }, null));
+	}
+
+	/**
 	 * Returns the id under which this store's heartbeats count this instance.
 	 * @return the id, random per store
 	 */
