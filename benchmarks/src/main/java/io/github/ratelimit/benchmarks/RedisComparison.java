@@ -225,7 +225,8 @@ final class RedisComparison {
 				redis.start(Duration.ofSeconds(5));
 				FailoverRateLimitStore failover = FailoverRateLimitStore
 					.builder(redis, InMemoryRateLimitStore.builder().build())
-					.rejectionCache(impl.equals("flood-ours") ? new RejectionCache(10_000, RejectionCache.DEFAULT_MAX_AGE) : null)
+					.rejectionCache(impl.equals("flood-ours")
+							? new RejectionCache(10_000, RejectionCache.DEFAULT_MAX_AGE) : null)
 					.build();
 				return new Contender(impl.equals("flood-ours") ? "ours" : impl,
 						(i) -> failover.decideAsync("flood", keyNames[i], limits, 1, RateLimitStore.NO_MAX_DELAY),

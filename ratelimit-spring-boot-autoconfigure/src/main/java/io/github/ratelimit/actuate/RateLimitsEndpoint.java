@@ -10,6 +10,7 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -39,11 +40,19 @@ import io.github.ratelimit.store.RateLimitStore;
  * runtime ({@code POST /actuator/ratelimits/{bucket}}) and clearing that change
  * ({@code DELETE /actuator/ratelimits/{bucket}}). A key's reset does not clear a live
  * change of its bucket's limits.
+ * <p>
+ * Read-only unless the application opens it: a reset lifts a limit and a live change
+ * applies to every instance, so the write operations exist only with
+ * {@code management.endpoint.ratelimits.access=unrestricted}. Until then Spring Boot
+ * answers them as operations the endpoint does not have.
  *
  * @author ratelimit-spring-boot-starter authors
  */
-@Endpoint(id = "ratelimits")
+@Endpoint(id = RateLimitsEndpoint.ID, defaultAccess = Access.READ_ONLY)
 public class RateLimitsEndpoint {
+
+	/** The endpoint's id. */
+	public static final String ID = "ratelimits";
 
 	private final BucketRegistry registry;
 

@@ -19,7 +19,8 @@ import io.github.ratelimit.bucket.LiveLimits.ChangeRejectedException;
  * when the bucket is unknown (a typo must not look like success); and of its live limit
  * changes: 200 with the bucket as it is now, 400 with the property at fault, 403 while
  * live changes are off, 404 for an unknown bucket, 503 when the store cannot save the
- * change, each with a {@code message}.
+ * change (or other changes of the bucket kept being saved first), each with a
+ * {@code message}.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -98,11 +99,22 @@ public class RateLimitsEndpointWebExtension {
 			case DISABLED -> STATUS_FORBIDDEN;
 			case UNKNOWN_BUCKET -> WebEndpointResponse.STATUS_NOT_FOUND;
 			case INVALID -> WebEndpointResponse.STATUS_BAD_REQUEST;
-			case UNAVAILABLE -> WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE;
+			case UNAVAILABLE, CONTENDED -> WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE;
 		};
+		return refusal(status, String.valueOf(ex.getMessage()));
+	}
+
+	/**
+	 * Returns the answer to a request this endpoint refuses: the status, and a body with
+	 * the status and a message that says what is wrong and what to do.
+	 * @param status the HTTP status
+	 * @param message what is wrong and what to do
+	 * @return the answer
+	 */
+	static WebEndpointResponse<Object> refusal(int status, String message) {
 		Map<String, Object> body = new LinkedHashMap<>();
 		body.put("status", status);
-		body.put("message", ex.getMessage());
+		body.put("message", message);
 		return new WebEndpointResponse<>(body, status);
 	}
 

@@ -11,6 +11,7 @@ import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.actuate.RateLimitStatistics;
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.actuate.RateLimitsEndpointWebExtension;
+import io.github.ratelimit.actuate.UnknownFieldsAdvisor;
 import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.bucket.LiveLimits;
 import io.github.ratelimit.status.StoreStatusSource;
@@ -18,7 +19,8 @@ import io.github.ratelimit.store.RateLimitStore;
 
 /**
  * The {@code ratelimits} actuator endpoint, when actuator is present and the application
- * exposes the endpoint ({@code management.endpoints.web.exposure.include}).
+ * exposes the endpoint ({@code management.endpoints.web.exposure.include}); read-only
+ * unless {@code management.endpoint.ratelimits.access=unrestricted}.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -45,6 +47,17 @@ public final class RateLimitEndpointAutoConfiguration {
 	RateLimitsEndpoint rateLimitsEndpoint(BucketRegistry registry, RateLimitStore rateLimitStore,
 			RateLimitStatistics statistics, StoreStatusSource status, LiveLimits liveLimits) {
 		return new RateLimitsEndpoint(registry, rateLimitStore, statistics, status, liveLimits);
+	}
+
+	/**
+	 * Refuses fields of a live change that the endpoint does not take (actuator would
+	 * drop them without a word).
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
+	UnknownFieldsAdvisor rateLimitsUnknownFieldsAdvisor() {
+		return new UnknownFieldsAdvisor();
 	}
 
 	@Bean

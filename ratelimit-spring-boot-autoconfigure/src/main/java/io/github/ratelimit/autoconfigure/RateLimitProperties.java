@@ -454,10 +454,13 @@ public class RateLimitProperties implements Validator {
 
 		/**
 		 * Whether the endpoint may set and clear live overrides of bucket limits (POST
-		 * and DELETE /actuator/ratelimits/{bucket}). Off by default: a change applies to
-		 * every instance on the same Redis, so open it only where the actuator is secured
-		 * (the endpoint must also allow writes: management.endpoint.ratelimits.access).
-		 * Overrides set elsewhere are applied whatever this says.
+		 * and DELETE /actuator/ratelimits/{bucket}; 403 while off). A second guard,
+		 * separate from the endpoint's access: management.endpoint.ratelimits.access
+		 * (read-only by default) must be unrestricted for any write, key resets included,
+		 * and this opens limit changes on top, so support staff can reset a locked-out
+		 * customer without being able to change limits. Off by default: a change applies
+		 * to every instance on the same Redis, so open it only where the actuator is
+		 * secured. Overrides set elsewhere are applied whatever this says.
 		 */
 		private boolean limitsWriteEnabled;
 

@@ -37,6 +37,9 @@ public final class BucketRegistry {
 
 	private final Map<String, LimitOverride> overrides = new HashMap<>();
 
+	/** What each user of a bucket needs of its limits, by bucket name, then by user. */
+	private final Map<String, Map<String, BucketConstraint>> constraints = new HashMap<>();
+
 	/**
 	 * Creates a registry.
 	 * @param defaults {@code ratelimit.defaults}
@@ -124,6 +127,29 @@ public final class BucketRegistry {
 	}
 
 	/**
+	 * Records what one user of a bucket needs of its limits, and checks the bucket's
+	 * limits against it now: the same check runs for every live change of the bucket
+	 * ({@link #preview}, {@link #override}), so a change is refused with the message
+	 * startup gives for the configuration it would make.
+	 * @param name the bucket name, registered
+	 * @param user who needs it, e.g. {@code @RateLimited(refundWhen) on
+	 * LoginService.login(String, String)}; a user registered again replaces its
+	 * constraint
+	 * @param constraint the check
+	 * @throws IllegalStateException what {@code constraint} throws for the bucket's
+	 * limits as they are
+	 */
+	public synchronized void constrain(String name, String user, BucketConstraint constraint) {
+		Registration registration = this.buckets.get(name);
+		if (registration == null) {
+			throw new IllegalStateException(
+					"Bucket '" + name + "' is not registered; register it before " + user + " constrains it");
+		}
+		constraint.check(registration.definition.limits());
+		this.constraints.computeIfAbsent(name, (bucket) -> new LinkedHashMap<>()).put(user, constraint);
+	}
+
+	/**
 	 * Returns what registered a bucket, for the startup summary and messages.
 	 * @param name the bucket name
 	 * @return e.g. {@code @RateLimited on LoginService.login(String, String)},
@@ -175,12 +201,15 @@ public final class BucketRegistry {
 	/**
 	 * Returns a bucket as it would be with a live override, without applying it: the
 	 * override is checked exactly as configuration is, and an error names the
-	 * {@code ratelimit.buckets.<name>} property that would be at fault.
+	 * {@code ratelimit.buckets.<name>} property that would be at fault; the result is
+	 * checked against what each user of the bucket needs of its limits
+	 * ({@link #constrain}), with the message startup gives.
 	 * @param name the bucket name
 	 * @param override the override
 	 * @return the bucket with the override, or {@code null} when neither code nor
 	 * configuration knows the bucket
-	 * @throws InvalidBucketException when the override gives an invalid limit
+	 * @throws InvalidBucketException when the override gives an invalid limit, or limits
+	 * that a user of the bucket cannot work with
 	 */
 	public synchronized @Nullable BucketDefinition preview(String name, LimitOverride override) {
 		Registration registration = this.buckets.get(name);
@@ -204,17 +233,20 @@ public final class BucketRegistry {
 											+ (config.limits().size() - 1)),
 					config.limits().isEmpty() ? "Leave 'index' out." : "Send an 'index' of an existing limit.");
 		}
-		return (registration != null)
+		BucketDefinition previewed = (registration != null)
 				? resolve(name, registration.code, registration.source, registration.origin, override)
 				: resolveConfigured(name, override);
+		checkConstraints(name, previewed.limits());
+		return previewed;
 	}
 
 	/**
 	 * Makes {@code overrides} the live overrides, replacing the previous ones: each
 	 * bucket whose override was set, changed or cleared is resolved again and updated in
 	 * place. An override this application cannot apply (an invalid limit for this version
-	 * of the bucket) leaves the bucket as it was and is reported in its change. An
-	 * override of a bucket not registered yet applies when it is.
+	 * of the bucket, or limits one of its users cannot work with) leaves the bucket as it
+	 * was and is reported in its change. An override of a bucket not registered yet
+	 * applies when it is.
 	 * @param overrides every live override, by bucket name
 	 * @return what changed, one entry per bucket updated or left as it was
 	 */
@@ -234,6 +266,7 @@ public final class BucketRegistry {
 			try {
 				BucketDefinition resolved = resolve(name, registration.code, registration.source, registration.origin,
 						after);
+				checkConstraints(name, resolved.limits());
 				registration.definition.update(resolved);
 				changes.add(new LimitChange(name, old, resolved.limits(), before, after, null));
 			}
@@ -259,6 +292,26 @@ public final class BucketRegistry {
 			}
 		}
 		return changes;
+	}
+
+	/**
+	 * Runs the checks of every user of the bucket; a failure keeps its message, which is
+	 * the one startup gives for these limits.
+	 */
+	private void checkConstraints(String name, List<LimitSpec> limits) {
+		Map<String, BucketConstraint> users = this.constraints.getOrDefault(name, Map.of());
+		for (Map.Entry<String, BucketConstraint> user : users.entrySet()) {
+			try {
+				user.getValue().check(limits);
+			}
+			catch (IllegalStateException ex) {
+				if (ex instanceof InvalidBucketException invalid) {
+					throw invalid;
+				}
+				throw new InvalidBucketException(name, String.valueOf(ex.getMessage()),
+						"Keep limits that " + user.getKey() + " can work with, or change it first.", ex);
+			}
+		}
 	}
 
 	private void restore(String name, @Nullable LimitOverride override) {
@@ -398,6 +451,12 @@ public final class BucketRegistry {
 
 		InvalidBucketException(String bucket, String message, String action) {
 			super(message);
+			this.bucket = bucket;
+			this.action = action;
+		}
+
+		InvalidBucketException(String bucket, String message, String action, Throwable cause) {
+			super(message, cause);
 			this.bucket = bucket;
 			this.action = action;
 		}

@@ -14,16 +14,18 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.bucket.BucketRegistry.InvalidBucketException;
 import io.github.ratelimit.bucket.BucketRegistry.LimitChange;
 
 /**
  * Live changes of bucket limits: sets and clears overrides (checked exactly as
- * configuration is), keeps them in a {@link LiveLimitsStore}, and applies what the store
- * holds to the {@link BucketRegistry}, which updates each bucket in place. Every change
- * applied is logged at INFO on every instance: the bucket, who set it and when, and the
- * limits before and after.
+ * configuration is, with the checks the bucket's users make of its limits at startup),
+ * keeps them in a {@link LiveLimitsStore}, and applies what the store holds to the
+ * {@link BucketRegistry}, which updates each bucket in place. Every change applied is
+ * logged at INFO on every instance: the bucket, who set it and when, and the limits
+ * before and after.
  * <p>
  * An override is laid over {@code ratelimit.buckets.<name>} field by field, as if it were
  * the highest-precedence configuration. Setting {@code limit} (or {@code limits}) of a
@@ -31,13 +33,19 @@ import io.github.ratelimit.bucket.BucketRegistry.LimitChange;
  * as configuration does; an override of the window only keeps the per-call limit.
  * <p>
  * With a shared store, {@link #refresh()} (called about once a second) picks up what
- * other instances changed; a change made here applies here at once.
+ * other instances changed; a change made here applies here at once. A change is merged
+ * with the override the store holds, not with what this instance last read, and saved
+ * only if that override is still there: two changes made at the same time on two
+ * instances are both kept.
  *
  * @author ratelimit-spring-boot-starter authors
  */
 public final class LiveLimits {
 
 	private static final Log logger = LogFactory.getLog(LiveLimits.class);
+
+	/** How many times a change is read, merged and saved before it gives up. */
+	private static final int MAX_ATTEMPTS = 10;
 
 	private static final String CHANGED_BY = "by";
 
@@ -92,7 +100,11 @@ public final class LiveLimits {
 	/**
 	 * Changes a bucket's limits, and applies the change here: the settings are added to
 	 * those of earlier changes (a setting given again replaces the earlier value) until
-	 * the bucket's override is {@link #clear cleared}.
+	 * the bucket's override is {@link #clear cleared}. The earlier changes are those the
+	 * store holds when the change is made, whichever instance made them: the change is
+	 * merged with them, checked, and saved only if they are still what the store holds,
+	 * else merged, checked and saved again (up to {@value #MAX_ATTEMPTS} times), so two
+	 * changes made at the same time are both kept.
 	 * @param bucket the bucket name
 	 * @param fields the settings, by property name relative to
 	 * {@code ratelimit.buckets.<bucket>} ({@code limit}, {@code window}, {@code burst},
@@ -109,69 +121,105 @@ public final class LiveLimits {
 			throw new ChangeRejectedException(ChangeRejectedException.Reason.INVALID, "ratelimit.buckets." + bucket
 					+ ": set at least one of limit, window, burst, segments or algorithm");
 		}
-		BucketDefinition current = this.registry.find(bucket);
-		if (current == null) {
+		if (this.registry.find(bucket) == null) {
 			throw unknown(bucket);
 		}
-		// A change adds to the bucket's earlier live changes until they are cleared.
-		Map<String, String> all = new LinkedHashMap<>();
-		LimitOverride earlier = current.override();
-		if (earlier != null) {
-			all.putAll(earlier.fields());
-		}
-		all.putAll(fields);
-		LimitOverride override;
-		try {
-			override = new LimitOverride(all, this.parser.parse(bucket, all), changedBy, this.clock.instant());
-			if (this.registry.preview(bucket, override) == null) {
-				throw unknown(bucket);
+		for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+			String stored = read(bucket);
+			LimitOverride override = merge(bucket, stored, fields, changedBy);
+			if (compareAndSet(bucket, stored, encode(override))) {
+				refresh();
+				return Objects.requireNonNull(this.registry.find(bucket));
 			}
 		}
-		catch (IllegalArgumentException | InvalidBucketException ex) {
-			throw new ChangeRejectedException(ChangeRejectedException.Reason.INVALID, String.valueOf(ex.getMessage()));
-		}
-		try {
-			this.store.save(bucket, encode(override));
-		}
-		catch (RuntimeException ex) {
-			throw unavailable(ex);
-		}
-		refresh();
-		return Objects.requireNonNull(this.registry.find(bucket));
+		throw contended(bucket);
 	}
 
 	/**
-	 * Clears a bucket's override, so that its own limits apply again, here at once.
+	 * Clears a bucket's override, so that its own limits apply again, here at once. What
+	 * is cleared is the override the store holds when it is read; should another change
+	 * be saved in between, that one is read and cleared instead.
 	 * @param bucket the bucket name
 	 * @param changedBy who asks for the change
 	 * @return the bucket as it is now
-	 * @throws ChangeRejectedException when writes are off or the bucket is unknown
+	 * @throws ChangeRejectedException when writes are off, the bucket is unknown, or the
+	 * store cannot clear the override
 	 */
 	public BucketDefinition clear(String bucket, String changedBy) {
 		checkWritable();
-		BucketDefinition current = this.registry.find(bucket);
-		if (current == null) {
+		if (this.registry.find(bucket) == null) {
 			throw unknown(bucket);
-		}
-		if (current.override() == null) {
-			return current;
 		}
 		// The poll may apply the removal before this thread does: either names who
 		// cleared it (the store keeps no trace of a cleared override).
 		this.clearing.put(bucket, changedBy);
 		try {
-			try {
-				this.store.remove(bucket);
+			for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+				String stored = read(bucket);
+				if (stored == null || compareAndSet(bucket, stored, null)) {
+					refresh();
+					return Objects.requireNonNull(this.registry.find(bucket));
+				}
 			}
-			catch (RuntimeException ex) {
-				throw unavailable(ex);
-			}
-			refresh();
+			throw contended(bucket);
 		}
 		finally {
 			this.clearing.remove(bucket, changedBy);
 		}
-		return Objects.requireNonNull(this.registry.find(bucket));
+	}
+
+	/**
+	 * Lays a change over the bucket's stored override and checks the result exactly as
+	 * configuration is checked, with every check its users make of its limits.
+	 */
+	private LimitOverride merge(String bucket, @Nullable String stored, Map<String, String> fields, String changedBy) {
+		Map<String, String> all = new LinkedHashMap<>();
+		if (stored != null) {
+			all.putAll(storedFields(bucket, stored));
+		}
+		all.putAll(fields);
+		try {
+			LimitOverride override = new LimitOverride(all, this.parser.parse(bucket, all), changedBy,
+					this.clock.instant());
+			if (this.registry.preview(bucket, override) == null) {
+				throw unknown(bucket);
+			}
+			return override;
+		}
+		catch (IllegalArgumentException | InvalidBucketException ex) {
+			throw new ChangeRejectedException(ChangeRejectedException.Reason.INVALID, String.valueOf(ex.getMessage()));
+		}
+	}
+
+	private Map<String, String> storedFields(String bucket, String stored) {
+		try {
+			return decode(bucket, stored).fields();
+		}
+		catch (IllegalArgumentException ex) {
+			// Written by another version of the application, or by hand: merging with
+			// what this one cannot read would drop or garble it.
+			throw new ChangeRejectedException(ChangeRejectedException.Reason.INVALID,
+					"The change of bucket '" + bucket + "' that the store holds cannot be read here (" + ex.getMessage()
+							+ "); clear it (DELETE /actuator/ratelimits/" + bucket + ") and make the change again");
+		}
+	}
+
+	private @Nullable String read(String bucket) {
+		try {
+			return this.store.read(bucket);
+		}
+		catch (RuntimeException ex) {
+			throw unavailable(ex);
+		}
+	}
+
+	private boolean compareAndSet(String bucket, @Nullable String expected, @Nullable String override) {
+		try {
+			return this.store.compareAndSet(bucket, expected, override);
+		}
+		catch (RuntimeException ex) {
+			throw unavailable(ex);
+		}
 	}
 
 	/**
@@ -238,6 +286,12 @@ public final class LiveLimits {
 	private static ChangeRejectedException unknown(String bucket) {
 		return new ChangeRejectedException(ChangeRejectedException.Reason.UNKNOWN_BUCKET,
 				"No bucket '" + bucket + "': neither code nor ratelimit.buckets defines it");
+	}
+
+	private static ChangeRejectedException contended(String bucket) {
+		return new ChangeRejectedException(ChangeRejectedException.Reason.CONTENDED,
+				"Other changes of bucket '" + bucket + "' were saved first " + MAX_ATTEMPTS
+						+ " times in a row while this one was being made; nothing changed. Send it again");
 	}
 
 	private static ChangeRejectedException unavailable(RuntimeException ex) {
@@ -337,7 +391,13 @@ public final class LiveLimits {
 			INVALID,
 
 			/** The store could not save the change. */
-			UNAVAILABLE
+			UNAVAILABLE,
+
+			/**
+			 * Other changes of the same bucket were saved first, every time the change
+			 * was tried; sending it again may succeed.
+			 */
+			CONTENDED
 
 		}
 

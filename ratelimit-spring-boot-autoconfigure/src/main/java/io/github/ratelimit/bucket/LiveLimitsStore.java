@@ -2,11 +2,18 @@ package io.github.ratelimit.bucket;
 
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Where live overrides of bucket limits are kept: in Redis, shared by every instance on
  * the same Redis and key prefix, or in this instance's memory. Overrides are stored as
  * text, one per bucket, and each instance reads them back as its own configuration; a
  * version that every write increments tells an instance whether to read them again.
+ * <p>
+ * A change is read, merged and checked by the caller, then saved with
+ * {@link #compareAndSet compareAndSet}: only if the bucket's override is still the one
+ * that was read, so that two changes made at the same time on two instances cannot
+ * overwrite each other (the one saved second is read, merged and checked again).
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -27,19 +34,26 @@ public interface LiveLimitsStore {
 	Map<String, String> load();
 
 	/**
-	 * Sets one bucket's override, and increments the version.
+	 * Returns one bucket's override as it is stored now.
 	 * @param bucket the bucket name
-	 * @param override the override's text
+	 * @return the override's text, or {@code null} when the bucket has none
 	 * @throws RuntimeException when the store cannot answer
 	 */
-	void save(String bucket, String override);
+	@Nullable String read(String bucket);
 
 	/**
-	 * Clears one bucket's override, and increments the version.
+	 * Sets or clears one bucket's override if it is still {@code expected}, and then
+	 * increments the version, in one step. When the stored override is no longer
+	 * {@code expected} (another change was saved since it was read), nothing changes, the
+	 * version neither.
 	 * @param bucket the bucket name
+	 * @param expected the override's text as {@link #read read}, or {@code null} when the
+	 * bucket had none
+	 * @param override the new text, not empty, or {@code null} to clear the override
+	 * @return whether the override was set or cleared
 	 * @throws RuntimeException when the store cannot answer
 	 */
-	void remove(String bucket);
+	boolean compareAndSet(String bucket, @Nullable String expected, @Nullable String override);
 
 	/**
 	 * Returns whether other instances see the overrides ({@code true} for Redis), so that

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -106,32 +107,15 @@ class LiveLimitsTests {
 		// The poll (another thread on an instance with a shared store) can apply the
 		// removal between the store's answer and the clearing thread's own refresh.
 		LiveLimits[] polled = new LiveLimits[1];
-		LiveLimitsStore store = new LiveLimitsStore() {
+		LiveLimitsStore store = new ForwardingStore(this.store) {
 
 			@Override
-			public long version() {
-				return LiveLimitsTests.this.store.version();
-			}
-
-			@Override
-			public Map<String, String> load() {
-				return LiveLimitsTests.this.store.load();
-			}
-
-			@Override
-			public void save(String bucket, String override) {
-				LiveLimitsTests.this.store.save(bucket, override);
-			}
-
-			@Override
-			public void remove(String bucket) {
-				LiveLimitsTests.this.store.remove(bucket);
-				polled[0].refresh();
-			}
-
-			@Override
-			public boolean shared() {
-				return true;
+			public boolean compareAndSet(String bucket, String expected, String override) {
+				boolean saved = super.compareAndSet(bucket, expected, override);
+				if (override == null) {
+					polled[0].refresh();
+				}
+				return saved;
 			}
 
 		};
@@ -221,8 +205,8 @@ class LiveLimitsTests {
 	void anOverrideThisInstanceCannotApplyLeavesTheBucketAsItWas() {
 		BucketDefinition api = this.registry.register("api", LimitSettings.NONE, BucketSource.FILTER, "rule");
 		// Written by another instance (another version of the application, or by hand).
-		this.store.save("api", "by=alice&at=2026-11-23T12%3A00%3A00Z&f.window=-1s");
-		this.store.save("later", "not an override");
+		saveElsewhere("api", "by=alice&at=2026-11-23T12%3A00%3A00Z&f.window=-1s");
+		saveElsewhere("later", "not an override");
 		this.liveLimits.refresh();
 		assertThat(api.limits()).containsExactly(spec(10, "10s", Algorithm.TOKEN_BUCKET));
 		assertThat(api.source()).isEqualTo(BucketSource.CONFIGURATION);
@@ -245,7 +229,7 @@ class LiveLimitsTests {
 		LiveLimitsStore down = new ForwardingStore(this.store) {
 
 			@Override
-			public void save(String bucket, String override) {
+			public boolean compareAndSet(String bucket, String expected, String override) {
 				throw new IllegalStateException("Redis is down");
 			}
 
@@ -255,6 +239,109 @@ class LiveLimitsTests {
 			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(ChangeRejectedException.Reason.UNAVAILABLE))
 			.withMessageContaining("Redis is down");
 		assertThat(this.registry.find("api").limits().get(0).limit()).isEqualTo(10);
+	}
+
+	@Test
+	void aChangeAddsToTheChangeTheStoreHoldsNotToWhatThisInstanceLastRead() {
+		this.liveLimits.set("api", Map.of("limit", "3"), "alice");
+		// Another instance adds to it; this one has not polled since.
+		BucketRegistry other = new BucketRegistry(LimitSettings.NONE, Map.of("api", bucket(limit(10, "10s"))));
+		liveLimits(other, this.store, true).set("api", Map.of("burst", "5"), "bob");
+		this.liveLimits.set("api", Map.of("window", "1m"), "alice");
+		assertThat(this.registry.find("api").override().fields()).containsOnly(Map.entry("limit", "3"),
+				Map.entry("burst", "5"), Map.entry("window", "1m"));
+	}
+
+	@Test
+	void aChangeSavedElsewhereWhileThisOneIsMadeIsKept() {
+		AtomicBoolean overtaken = new AtomicBoolean();
+		LiveLimitsStore racing = new ForwardingStore(this.store) {
+
+			@Override
+			public boolean compareAndSet(String bucket, String expected, String override) {
+				// Between this instance's read and its save.
+				if (overtaken.compareAndSet(false, true)) {
+					saveElsewhere(bucket, "by=bob&at=2026-11-23T11%3A59%3A59Z&f.burst=5");
+				}
+				return super.compareAndSet(bucket, expected, override);
+			}
+
+		};
+		liveLimits(racing, true).set("api", Map.of("limit", "3"), "alice");
+		assertThat(this.registry.find("api").override().fields()).containsOnly(Map.entry("burst", "5"),
+				Map.entry("limit", "3"));
+		assertThat(this.registry.find("api").override().changedBy()).isEqualTo("alice");
+		assertThat(this.store.version()).isEqualTo(2);
+	}
+
+	@Test
+	void aChangeThatOtherChangesKeepOvertakingIsRefusedAndChangesNothing() {
+		AtomicInteger others = new AtomicInteger();
+		LiveLimitsStore overtaken = new ForwardingStore(this.store) {
+
+			@Override
+			public boolean compareAndSet(String bucket, String expected, String override) {
+				saveElsewhere(bucket, "by=bob&at=2026-11-23T11%3A59%3A59Z&f.burst=" + others.incrementAndGet());
+				return super.compareAndSet(bucket, expected, override);
+			}
+
+		};
+		LiveLimits liveLimits = liveLimits(overtaken, true);
+		String message = "Other changes of bucket 'api' were saved first 10 times in a row while this one was being"
+				+ " made; nothing changed. Send it again";
+		assertThatExceptionOfType(ChangeRejectedException.class)
+			.isThrownBy(() -> liveLimits.set("api", Map.of("limit", "3"), "alice"))
+			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(ChangeRejectedException.Reason.CONTENDED))
+			.withMessage(message);
+		assertThat(this.store.read("api")).doesNotContain("f.limit");
+		assertThatExceptionOfType(ChangeRejectedException.class).isThrownBy(() -> liveLimits.clear("api", "alice"))
+			.withMessage(message);
+		assertThat(this.store.read("api")).isNotNull();
+	}
+
+	@Test
+	void aClearClearsTheChangeTheStoreHoldsAlsoOneThisInstanceHasNotRead() {
+		saveElsewhere("api", "by=bob&at=2026-11-23T11%3A59%3A59Z&f.limit=3");
+		BucketDefinition api = this.liveLimits.clear("api", "alice");
+		assertThat(this.store.read("api")).isNull();
+		assertThat(api.override()).isNull();
+		assertThat(api.limits()).containsExactly(spec(10, "10s", Algorithm.TOKEN_BUCKET));
+	}
+
+	@Test
+	void aStoredChangeThisInstanceCannotReadIsNotAddedToButCanBeCleared() {
+		saveElsewhere("api", "by=bob&at=2026-11-23T11%3A59%3A59Z&f.mode=shadow");
+		assertThatExceptionOfType(ChangeRejectedException.class)
+			.isThrownBy(() -> this.liveLimits.set("api", Map.of("limit", "3"), "alice"))
+			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(ChangeRejectedException.Reason.INVALID))
+			.withMessageStartingWith("The change of bucket 'api' that the store holds cannot be read here"
+					+ " (ratelimit.buckets.api.mode: not a limit setting")
+			.withMessageEndingWith("); clear it (DELETE /actuator/ratelimits/api) and make the change again");
+		assertThat(this.store.read("api")).endsWith("f.mode=shadow");
+		this.liveLimits.clear("api", "alice");
+		assertThat(this.store.read("api")).isNull();
+	}
+
+	@Test
+	void aChangeThatAUserOfTheBucketCannotWorkWithIsRefusedWithTheUsersMessage(CapturedOutput output) {
+		BucketDefinition api = this.registry.register("api", LimitSettings.NONE, BucketSource.ANNOTATION, "m()");
+		this.registry.constrain("api", "m() (refundWhen)", (limits) -> {
+			if (limits.stream().anyMatch((spec) -> spec.algorithm() == Algorithm.LEAKY_BUCKET)) {
+				throw new IllegalStateException("m() gives permits back, which " + limits + " cannot take");
+			}
+		});
+		assertThatExceptionOfType(ChangeRejectedException.class)
+			.isThrownBy(() -> this.liveLimits.set("api", Map.of("algorithm", "leaky-bucket"), "alice"))
+			.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(ChangeRejectedException.Reason.INVALID))
+			.withMessage("m() gives permits back, which [10/10s leaky-bucket] cannot take");
+		assertThat(this.store.version()).isZero();
+		// Saved by an instance where nothing constrains the bucket: not applied here.
+		saveElsewhere("api", "by=bob&at=2026-11-23T11%3A59%3A59Z&f.algorithm=leaky-bucket");
+		this.liveLimits.refresh();
+		assertThat(api.limits()).containsExactly(spec(10, "10s", Algorithm.TOKEN_BUCKET));
+		assertThat(output).contains("Live override of bucket 'api' not applied (set by bob at 2026-11-23T11:59:59Z):"
+				+ " m() gives permits back, which [10/10s leaky-bucket] cannot take; the limits stay [10/10s"
+				+ " token-bucket]");
 	}
 
 	@Test
@@ -289,6 +376,13 @@ class LiveLimitsTests {
 					.doesNotHaveBean(RedisHeartbeat.class);
 				assertThat(context.getBean(LiveLimits.class).shared()).isFalse();
 			});
+	}
+
+	/**
+	 * Saves an override the way another instance does, unseen by this one until it polls.
+	 */
+	private void saveElsewhere(String bucket, String text) {
+		assertThat(this.store.compareAndSet(bucket, this.store.read(bucket), text)).isTrue();
 	}
 
 	private LiveLimits liveLimits(LiveLimitsStore store, boolean writeEnabled) {
@@ -338,13 +432,13 @@ class LiveLimitsTests {
 		}
 
 		@Override
-		public void save(String bucket, String override) {
-			this.store.save(bucket, override);
+		public String read(String bucket) {
+			return this.store.read(bucket);
 		}
 
 		@Override
-		public void remove(String bucket) {
-			this.store.remove(bucket);
+		public boolean compareAndSet(String bucket, String expected, String override) {
+			return this.store.compareAndSet(bucket, expected, override);
 		}
 
 		@Override

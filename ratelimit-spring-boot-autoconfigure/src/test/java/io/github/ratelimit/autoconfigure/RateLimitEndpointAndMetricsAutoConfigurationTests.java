@@ -26,6 +26,7 @@ import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.BucketDescriptor;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.KeyDescriptor;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.RateLimitsDescriptor;
+import io.github.ratelimit.actuate.UnknownFieldsAdvisor;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.bucket.BucketDefinition;
 import io.github.ratelimit.bucket.BucketRegistry;
@@ -59,8 +60,10 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 
 	@Test
 	void theEndpointExistsOnlyWhereTheUserExposesIt() {
-		this.runner.run((context) -> assertThat(context).doesNotHaveBean(RateLimitsEndpoint.class));
-		this.exposed.run((context) -> assertThat(context).hasSingleBean(RateLimitsEndpoint.class));
+		this.runner.run((context) -> assertThat(context).doesNotHaveBean(RateLimitsEndpoint.class)
+			.doesNotHaveBean(UnknownFieldsAdvisor.class));
+		this.exposed.run((context) -> assertThat(context).hasSingleBean(RateLimitsEndpoint.class)
+			.hasSingleBean(UnknownFieldsAdvisor.class));
 	}
 
 	@Test

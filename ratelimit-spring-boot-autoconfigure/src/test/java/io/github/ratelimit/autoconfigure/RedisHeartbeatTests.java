@@ -10,6 +10,7 @@ import java.util.function.BooleanSupplier;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -164,13 +165,13 @@ class RedisHeartbeatTests {
 			}
 
 			@Override
-			public void save(String bucket, String override) {
-				overrides.save(bucket, override);
+			public @Nullable String read(String bucket) {
+				return overrides.read(bucket);
 			}
 
 			@Override
-			public void remove(String bucket) {
-				overrides.remove(bucket);
+			public boolean compareAndSet(String bucket, @Nullable String expected, @Nullable String override) {
+				return overrides.compareAndSet(bucket, expected, override);
 			}
 
 			@Override

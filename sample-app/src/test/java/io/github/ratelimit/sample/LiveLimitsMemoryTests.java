@@ -128,8 +128,14 @@ class LiveLimitsMemoryTests extends ManualClockMockMvcTests {
 		setLimits("api", "{\"index\": 1, \"limit\": 5}").andExpect(status().isBadRequest())
 			.andExpect(jsonPath("$.message")
 				.value("ratelimit.buckets.api.limits[1]: the bucket has one limit; leave 'index' out"));
-		// Only limits can be changed: anything else is not read.
+		// Only limits can be changed: anything else is refused by name.
 		setLimits("api", "{\"mode\": \"shadow\"}").andExpect(status().isBadRequest())
+			.andExpect(jsonPath("$.message").value("ratelimit.buckets.api.mode: not a limit setting; use limit, window,"
+					+ " burst, segments, algorithm or index"));
+		setLimits("api", "{\"limit\": 3, \"widnow\": \"1m\"}").andExpect(status().isBadRequest())
+			.andExpect(jsonPath("$.message").value("ratelimit.buckets.api.widnow: not a limit setting; use limit,"
+					+ " window, burst, segments, algorithm or index"));
+		setLimits("api", "{}").andExpect(status().isBadRequest())
 			.andExpect(jsonPath("$.message")
 				.value("ratelimit.buckets.api: set at least one of limit, window, burst, segments or algorithm"));
 		setLimits("api", "{\"index\": \"first\", \"limit\": 5}").andExpect(status().isBadRequest())

@@ -12,7 +12,8 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 /**
- * {@code /actuator/ratelimits} as the sample exposes it: read-only.
+ * {@code /actuator/ratelimits} as the sample exposes it: read-only, the endpoint's
+ * default access.
  */
 class RateLimitsEndpointTests extends ManualClockMockMvcTests {
 
@@ -126,7 +127,7 @@ class RateLimitsEndpointTests extends ManualClockMockMvcTests {
 	}
 
 	@Test
-	void resetIsRefusedWithReadOnlyAccess() throws Exception {
+	void resetIsRefusedByDefault() throws Exception {
 		for (int i = 0; i < 10; i++) {
 			this.mvc.perform(get("/api/greeting").with(from("10.0.5.3"))).andExpect(status().isOk());
 		}

@@ -17,6 +17,7 @@ import io.github.ratelimit.Durations;
 import io.github.ratelimit.acquire.WaitPolicy;
 import io.github.ratelimit.annotation.OnLimit;
 import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.bucket.BucketConstraint;
 import io.github.ratelimit.bucket.BucketDefinition;
 import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.bucket.BucketSource;
@@ -67,15 +68,11 @@ final class RateLimitedOperationParser {
 							+ ", or use onLimit = REJECT.");
 		}
 		Expression refundWhen = expression(annotation.refundWhen(), "refundWhen", description);
-		if (refundWhen != null
-				&& bucket.limits().stream().anyMatch((spec) -> spec.algorithm() == Algorithm.LEAKY_BUCKET)) {
-			throw new InvalidRateLimitedException(RateLimitedOperation.where("refundWhen", description),
-					"bucket '" + bucketName + "' uses LEAKY_BUCKET, whose slots cannot be given back once handed out ("
-							+ bucket.limits() + "); remove refundWhen '" + annotation.refundWhen()
-							+ "' or choose another algorithm",
-					"Remove refundWhen from the @RateLimited on " + description + ", or choose another algorithm for"
-							+ " bucket '" + bucketName + "' (annotation or ratelimit.buckets." + bucketName
-							+ ".algorithm).");
+		if (refundWhen != null) {
+			// Checked now and for every live change of the bucket's limits.
+			this.registry.get()
+				.constrain(bucketName, RateLimitedOperation.where("refundWhen", description),
+						refundable(bucketName, annotation.refundWhen(), description));
 		}
 		if (StringUtils.hasText(annotation.limitExpression())) {
 			this.registry.get().limitPerCall(bucketName, annotation.limitExpression());
@@ -92,6 +89,24 @@ final class RateLimitedOperationParser {
 					RateLimitedOperation.where("fallbackMethod", description)));
 		}
 		return builder.build();
+	}
+
+	/**
+	 * Returns the check that a bucket's permits can be given back, which
+	 * {@code refundWhen} needs: a leaky bucket's slots cannot.
+	 */
+	private static BucketConstraint refundable(String bucketName, String refundWhen, String description) {
+		return (limits) -> {
+			if (limits.stream().anyMatch((spec) -> spec.algorithm() == Algorithm.LEAKY_BUCKET)) {
+				throw new InvalidRateLimitedException(RateLimitedOperation.where("refundWhen", description),
+						"bucket '" + bucketName + "' uses LEAKY_BUCKET, whose slots cannot be given back once handed"
+								+ " out (" + limits + "); remove refundWhen '" + refundWhen
+								+ "' or choose another algorithm",
+						"Remove refundWhen from the @RateLimited on " + description + ", or choose another algorithm"
+								+ " for bucket '" + bucketName + "' (annotation or ratelimit.buckets." + bucketName
+								+ ".algorithm).");
+			}
+		};
 	}
 
 	/**
