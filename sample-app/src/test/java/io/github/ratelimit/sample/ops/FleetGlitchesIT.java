@@ -3,8 +3,10 @@ package io.github.ratelimit.sample.ops;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
@@ -29,7 +31,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * scenario uses a client address of its own, so each starts on a fresh key.
  * <p>
  * Operator actions reach the fleet: a key reset through one instance lets the other admit
- * again within a second, though the other instance had remembered the key's rejection.
+ * again within a second, though the other instance had remembered the key's rejection;
+ * two live limit changes made at once through the two instances are both kept; health
+ * knows Redis is gone within 2 s without any request. A fresh application refuses
+ * anonymous writes to its {@code ratelimits} endpoint.
  * <p>
  * Everything runs on an idle machine and again with a busy thread per core. Figures are
  * printed with an {@code [fleet]} prefix.
@@ -88,6 +93,24 @@ class FleetGlitchesIT {
 	}
 
 	@Test
+	void aFreshAppRefusesAnonymousWritesToTheEndpoint() {
+		Path jar = Path.of(System.getProperty("sample.jar", "target/sample-app-0.1.0-SNAPSHOT.jar"));
+		try (SampleProcess fresh = SampleProcess.start(jar, "fresh", Path.of("target", "fleet-glitches"),
+				List.of("--spring.profiles.active=redis", "--spring.data.redis.host=" + redis.host(),
+						"--spring.data.redis.port=" + redis.port(), "--spring.main.banner-mode=off"))) {
+			fresh.awaitAnswering(STARTUP);
+			assertThat(fresh.get(GREETING, "10.7.0.1")).isEqualTo(200);
+			assertThat(fresh.read("/actuator/ratelimits")).contains("\"name\":\"api\"");
+			assertThat(fresh.delete("/actuator/ratelimits/api/10.7.0.1")).as("a key's reset").isEqualTo(405);
+			assertThat(fresh.send("POST", "/actuator/ratelimits/api", "{\"limit\": 1000}").statusCode())
+				.as("a limit change")
+				.isEqualTo(404);
+			assertThat(fresh.send("DELETE", "/actuator/ratelimits/api", "").statusCode()).as("clearing a change")
+				.isEqualTo(404);
+		}
+	}
+
+	@Test
 	void glitchesCostNoExtraAdmissionsOnAMachineWithABusyThreadPerCore() {
 		this.run = "loaded";
 		try (BusyCores busy = new BusyCores()) {
@@ -132,6 +155,8 @@ class FleetGlitchesIT {
 		});
 
 		resetThroughOneInstanceReachesTheOther(ports);
+		concurrentLiveChangesOnTwoInstancesAreBothKept();
+		healthKnowsRedisIsGoneWithoutTraffic();
 
 		assertThat(this.misses).as("scenarios over the goal of %d admitted in the window", GOAL).isEmpty();
 	}
@@ -149,6 +174,13 @@ class FleetGlitchesIT {
 		long recovered = System.nanoTime();
 		ConnectionFirstBurst.Result after = ConnectionFirstBurst.fire(BURST, GREETING, clientIp, ports);
 		long admitted = during.admitted() + after.admitted();
+		for (SampleProcess instance : this.instances) {
+			String health = instance.rateLimitHealth();
+			if (!health.equals("UP/healthy/closed")) {
+				this.misses
+					.add(scenario + ": " + instance + " was " + health + " after the burst that followed recovery");
+			}
+		}
 		String line = String.format("%s: %d admitted in the window (during: %s; after: %s); recovered after %d ms",
 				scenario, admitted, during, after, TimeUnit.NANOSECONDS.toMillis(recovered - started));
 		record(line);
@@ -203,6 +235,87 @@ class FleetGlitchesIT {
 		System.out.printf("[fleet] %s: %s%n", this.run, line);
 	}
 
+	/**
+	 * Two live limit changes of one bucket at the same moment, one through each instance:
+	 * both are kept, and both instances apply both.
+	 */
+	private void concurrentLiveChangesOnTwoInstancesAreBothKept() {
+		SampleProcess a = this.instances.get(0);
+		SampleProcess b = this.instances.get(1);
+		int trials = 5;
+		int kept = 0;
+		long slowest = 0;
+		for (int trial = 0; trial < trials; trial++) {
+			CyclicBarrier start = new CyclicBarrier(2);
+			CompletableFuture<Integer> onA = CompletableFuture.supplyAsync(() -> {
+				await(start);
+				return a.send("POST", "/actuator/ratelimits/search", "{\"limit\": 30, \"window\": \"1m\"}")
+					.statusCode();
+			}, (task) -> new Thread(task, "change-on-a").start());
+			await(start);
+			int onB = b.send("POST", "/actuator/ratelimits/search", "{\"burst\": 50}").statusCode();
+			assertThat(onA.join()).isEqualTo(200);
+			assertThat(onB).isEqualTo(200);
+			long changed = System.nanoTime();
+			Await.until("both changes applied on both instances", RECOVERY,
+					() -> this.instances.stream().allMatch(FleetGlitchesIT::hasBothChanges));
+			slowest = Math.max(slowest, System.nanoTime() - changed);
+			kept++;
+			assertThat(a.send("DELETE", "/actuator/ratelimits/search", "").statusCode()).isEqualTo(200);
+			Await.until("the change cleared on both instances", RECOVERY, () -> this.instances.stream()
+				.noneMatch((instance) -> instance.read("/actuator/ratelimits").contains("\"search\":{\"settings\"")));
+		}
+		record("two live changes at once on A and B, " + trials + " trials: both kept in " + kept
+				+ ", applied on both instances within " + TimeUnit.NANOSECONDS.toMillis(slowest) + " ms");
+	}
+
+	private static boolean hasBothChanges(SampleProcess instance) {
+		String listing = instance.read("/actuator/ratelimits");
+		int search = listing.indexOf("\"search\":{\"settings\":{");
+		if (search < 0) {
+			return false;
+		}
+		String settings = listing.substring(search, listing.indexOf('}', search + 25));
+		return settings.contains("\"limit\":\"30\"") && settings.contains("\"window\":\"1m\"")
+				&& settings.contains("\"burst\":\"50\"");
+	}
+
+	/**
+	 * Redis dies while no request comes: each instance's health says so within 2 s.
+	 */
+	private void healthKnowsRedisIsGoneWithoutTraffic() {
+		long killed = System.nanoTime();
+		redis.server().stop();
+		long[] seen = new long[this.instances.size()];
+		Await.until("both instances degraded without traffic", RECOVERY, () -> {
+			boolean all = true;
+			for (int i = 0; i < seen.length; i++) {
+				if (seen[i] == 0 && this.instances.get(i).rateLimitHealth().contains("degraded")) {
+					seen[i] = System.nanoTime() - killed;
+				}
+				all &= seen[i] != 0;
+			}
+			return all;
+		});
+		long slowest = TimeUnit.NANOSECONDS.toMillis(Arrays.stream(seen).max().orElseThrow());
+		String line = "Redis killed without traffic: health degraded on both after " + slowest + " ms";
+		record(line);
+		if (slowest > 2000) {
+			this.misses.add(line + ", not within 2 s");
+		}
+		redis.server().start();
+		awaitRecovery("Redis back without traffic");
+	}
+
+	private static void await(CyclicBarrier barrier) {
+		try {
+			barrier.await(1, TimeUnit.MINUTES);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	private CompletableFuture<Void> resumeAfter(Duration paused) {
 		return CompletableFuture.runAsync(() -> {
 			pause(paused.toMillis());
@@ -224,7 +337,8 @@ class FleetGlitchesIT {
 				"--spring.data.redis.port=" + redis.port(), "--ratelimit.buckets.api.algorithm=sliding-log",
 				"--ratelimit.buckets.api.limit=" + LIMIT, "--ratelimit.buckets.api.window=1h",
 				"--server.forward-headers-strategy=framework", "--management.endpoint.ratelimits.access=unrestricted",
-				"--management.endpoint.health.show-details=always", "--spring.main.banner-mode=off");
+				"--ratelimit.endpoint.limits-write-enabled=true", "--management.endpoint.health.show-details=always",
+				"--spring.main.banner-mode=off");
 		for (int i = 1; i <= 2; i++) {
 			this.instances.add(SampleProcess.start(jar, this.run + "-fleet-" + i, logs, args));
 		}

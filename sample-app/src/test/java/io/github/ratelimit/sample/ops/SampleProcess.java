@@ -185,6 +185,53 @@ final class SampleProcess implements AutoCloseable {
 	}
 
 	/**
+	 * Sends a request with a JSON body, e.g. a live limit change through the actuator
+	 * endpoint.
+	 * @param method e.g. {@code POST}
+	 * @param path the path
+	 * @param json the body
+	 * @return the response
+	 */
+	HttpResponse<String> send(String method, String path, String json) {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+			.header("Content-Type", "application/json")
+			.method(method, HttpRequest.BodyPublishers.ofString(json))
+			.timeout(Duration.ofSeconds(20))
+			.build();
+		try {
+			return SampleInstance.HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(method + " " + path + " on " + this.name + " failed", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
+	 * Returns the body of a {@code GET}, e.g. the actuator endpoint's listing.
+	 * @param path the path
+	 * @return the body
+	 */
+	String read(String path) {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
+			.timeout(Duration.ofSeconds(20))
+			.build();
+		try {
+			return SampleInstance.HTTP.send(request, HttpResponse.BodyHandlers.ofString()).body();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("GET " + path + " on " + this.name + " failed", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
 	 * Returns the log lines that contain {@code text}.
 	 * @param text what to look for
 	 * @return the lines
