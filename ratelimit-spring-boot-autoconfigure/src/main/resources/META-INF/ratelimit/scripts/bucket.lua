@@ -56,7 +56,8 @@ elseif op ~= 'r' or not shaping then
   else
     local bound = shaping and max_delay
     available = floor((capacity - backlog) / interval)
-    -- A charge takes what is available, up to its cost, and commits only a cost above zero.
+    -- A charge takes what is available, up to its cost (a bucket owes no more than its capacity:
+    -- BucketState), and commits only a cost above zero.
     if charging then
       cost = min(cost, max(0, available))
       commit = commit and cost > 0

@@ -2,7 +2,7 @@
 -- KEYS      key: hash {w = window index, c = count}; expires at the end of the window.
 -- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] window in µs.
 -- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost, now
---           (µs), max_delay, ttl_slack, commit, charging (a charge: lower cost to what is available),
+--           (µs), max_delay, ttl_slack, commit, charging (a charge: count cost whatever is available),
 --           floor/max/min; at_once (how many requests this decision may take: what is left of a batch's
 --           run of identical ones, this one included, when the call has one limit; else 1).
 -- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
@@ -29,14 +29,15 @@ else
     end
   else
     available, delay = limit - used, 0
-    -- A charge takes what is available, up to its cost, and commits only a cost above zero.
+    -- A charge counts its whole cost, up to a debt of one limit (LimitState.charged), and commits only
+    -- a cost above zero.
     if charging then
-      cost = min(cost, max(0, available))
+      cost = max(used, min(used + cost, 2 * limit, 9007199254740991)) - used
       commit = commit and cost > 0
     end
     reset_now = (used > 0) and until_next or 0
     -- cost <= limit - used: used may exceed a lowered limit, and cost may be rounded.
-    if cost <= limit - used then
+    if charging or cost <= limit - used then
       if commit and at_once > 1 then
         -- Each of the run is allowed while its cost still fits.
         admitted, base = min(at_once, floor((limit - used) / cost)), used

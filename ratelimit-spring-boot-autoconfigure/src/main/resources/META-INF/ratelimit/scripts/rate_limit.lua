@@ -32,8 +32,8 @@
 --           For b all three are sent ("" when unset; the delay bound is the requests' own, below), then
 --           the n decisions in order, as runs of identical ones: each run its number of requests, their
 --           cost, and their longest leaky bucket delay ("" = none).
---           For c and u all three are sent, then one cost per limit: the permits to take from it, as many
---           as it has (each limit on its own; a limit is never taken below zero remaining).
+--           For c and u all three are sent, then one cost per limit: the permits to take from it, each limit
+--           on its own (a window counts them all, up to a debt of one limit; a bucket takes what it has).
 -- Returns   d, p: per limit { allowed 0|1, remaining, reset_after µs, delay µs if allowed else
 --                             retry_after µs (-1 = never) }
 --           r, x, c: {}
@@ -166,7 +166,7 @@ while requests > 0 do
       for i = 1, count do
         local key, code = KEYS[i], ARGV[arg]
         if charging then
-          -- The algorithm lowers it to the permits available, and commits only a cost above zero.
+          -- The algorithm takes what it may of it (LimitState.charge), and commits only above zero.
           cost, commit = tonumber(ARGV[charges + i]), op == 'd'
         end
         -- Decide and peek set: allowed (0|1), permits available now, retry_after (-1 never), delay,

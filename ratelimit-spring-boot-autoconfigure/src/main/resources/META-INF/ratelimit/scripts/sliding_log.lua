@@ -2,7 +2,7 @@
 -- KEYS      key: list of admission times in µs; expires W after the newest.
 -- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] window in µs.
 -- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost, now
---           (µs), max_delay, ttl_slack, commit, charging (a charge: lower cost to what is available),
+--           (µs), max_delay, ttl_slack, commit, charging (a charge: count cost whatever is available),
 --           floor/max/min.
 -- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
@@ -40,15 +40,16 @@ else
     end
   else
     available, delay, reset_now = limit - size, 0, 0
-    -- A charge takes what is available, up to its cost, and commits only a cost above zero.
+    -- A charge counts its whole cost, up to a debt of one limit (LimitState.charged), and commits only
+    -- a cost above zero.
     if charging then
-      cost = min(cost, max(0, available))
+      cost = max(size, min(size + cost, 2 * limit, 9007199254740991)) - size
       commit = commit and cost > 0
     end
     if size > 0 then
       reset_now = tonumber(redis.call('LINDEX', key, -1)) + window - now
     end
-    if cost <= limit - size then
+    if charging or cost <= limit - size then
       allowed, retry, reset_after = 1, 0, window
       if commit then
         local times = {}

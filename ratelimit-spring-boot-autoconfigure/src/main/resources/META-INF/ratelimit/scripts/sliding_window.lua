@@ -2,7 +2,7 @@
 -- KEYS      key: hash {w = window index, c = current count, p = previous count}; expires 2W after its window starts.
 -- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] window in µs.
 -- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost, now
---           (µs), max_delay, ttl_slack, commit, charging (a charge: lower cost to what is available),
+--           (µs), max_delay, ttl_slack, commit, charging (a charge: count cost whatever is available),
 --           floor/max/min.
 -- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
@@ -78,9 +78,10 @@ else
       share = share + 1
     end
     available, delay = limit - current - share, 0
-    -- A charge takes what is available, up to its cost, and commits only a cost above zero.
+    -- A charge counts its whole cost, up to a debt of one limit (LimitState.charged), and commits only
+    -- a cost above zero.
     if charging then
-      cost = min(cost, max(0, available))
+      cost = max(current, min(current + cost, 2 * limit, 9007199254740991)) - current
       commit = commit and cost > 0
     end
     reset_now = 0
@@ -90,7 +91,7 @@ else
       reset_now = weight
     end
     local free = limit - current - cost
-    if free >= 0 and fits_under(previous, weight, free, w) then
+    if charging or (free >= 0 and fits_under(previous, weight, free, w)) then
       allowed, retry, reset_after = 1, 0, weight + w
       if commit then
         redis.call('HSET', key, 'w', index, 'c', current + cost, 'p', previous)

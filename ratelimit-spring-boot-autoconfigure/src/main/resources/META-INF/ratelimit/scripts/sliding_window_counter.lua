@@ -2,7 +2,7 @@
 -- KEYS      key: hash {<sub-window index> = count}, stale fields deleted; expires W after the newest.
 -- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] sub-windows N, ARGV[arg + 3] sub-window length in µs.
 -- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost, now
---           (µs), max_delay, ttl_slack, commit, charging (a charge: lower cost to what is available),
+--           (µs), max_delay, ttl_slack, commit, charging (a charge: count cost whatever is available),
 --           floor/max/min.
 -- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
@@ -51,9 +51,10 @@ else
     end
   else
     available, delay, reset_now = limit - sum, 0, 0
-    -- A charge takes what is available, up to its cost, and commits only a cost above zero.
+    -- A charge counts its whole cost, up to a debt of one limit (LimitState.charged), and commits only
+    -- a cost above zero.
     if charging then
-      cost = min(cost, max(0, available))
+      cost = max(sum, min(sum + cost, 2 * limit, 9007199254740991)) - sum
       commit = commit and cost > 0
     end
     for k = segment, segment - n + 1, -1 do
@@ -62,7 +63,7 @@ else
         break
       end
     end
-    if cost <= limit - sum then
+    if charging or cost <= limit - sum then
       allowed, retry, reset_after = 1, 0, (segment + n) * length - now
       -- The key expires W after its newest sub-window, set when that sub-window's field was created
       -- (only a commit creates fields): only a new field moves the expiry.

@@ -41,6 +41,15 @@ final class FixedWindowState extends LimitState {
 	}
 
 	@Override
+	public LimitState charge(LimitSpec spec, long now, long cost) {
+		long w = spec.windowMicros();
+		long index = Math.floorDiv(now, w);
+		long used = (index == this.window) ? this.count : 0;
+		long after = charged(used, cost, spec.limit());
+		return (after == used) ? this : new FixedWindowState(w, index, after);
+	}
+
+	@Override
 	public LimitState refund(LimitSpec spec, long now, long cost) {
 		if (Math.floorDiv(now, spec.windowMicros()) != this.window) {
 			return this;

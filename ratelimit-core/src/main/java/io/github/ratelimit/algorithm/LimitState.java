@@ -92,15 +92,19 @@ public abstract sealed class LimitState
 	}
 
 	/**
-	 * Takes up to {@code cost} permits whether or not a request of that cost would be
-	 * allowed: as many as are available, none below zero. A cost beyond what is available
-	 * empties the limit; a state already over a lowered limit stays as it is.
+	 * Takes {@code cost} permits whether or not a request of that cost would be allowed:
+	 * for permits that were spent without this state knowing (what a per-instance
+	 * fallback admitted while the shared store could not be reached). A window algorithm
+	 * counts them all, up to a debt of one limit (at most twice the limit used, so that a
+	 * charge, a late refund and a late decision add up whatever their order); the bucket
+	 * algorithms take as many as are available, as a bucket never owes more than its
+	 * capacity (see {@code BucketState}).
 	 * @param spec the limit; one this state {@link #fits}
 	 * @param now the time in microseconds
 	 * @param cost the permits to take, zero or more
 	 * @return the state after the charge
 	 */
-	public final LimitState charge(LimitSpec spec, long now, long cost) {
+	public LimitState charge(LimitSpec spec, long now, long cost) {
 		LimitState kept = peek(spec, now).kept();
 		long taken = Math.min(cost, kept.available(spec, now));
 		if (taken <= 0) {
@@ -108,6 +112,20 @@ public abstract sealed class LimitState
 		}
 		Transition transition = kept.acquire(spec, now, taken, Long.MAX_VALUE);
 		return transition.decision().allowed() ? transition.next() : kept;
+	}
+
+	/**
+	 * Returns what a window algorithm has used once {@code cost} more is charged: at most
+	 * twice the limit (and the largest exact limit), never less than before.
+	 * @param used what the limit has used now
+	 * @param cost the permits charged
+	 * @param limit the limit
+	 * @return the use after the charge
+	 */
+	static long charged(long used, long cost, long limit) {
+		long sum = used + cost;
+		long owed = (sum < used) ? Long.MAX_VALUE : sum;
+		return Math.max(used, Math.min(owed, Math.min(2 * limit, LimitSpec.MAX_LIMIT)));
 	}
 
 	/**

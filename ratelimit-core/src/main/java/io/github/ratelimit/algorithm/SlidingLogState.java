@@ -99,6 +99,14 @@ final class SlidingLogState extends LimitState {
 	}
 
 	@Override
+	public LimitState charge(LimitSpec spec, long now, long cost) {
+		SlidingLogState live = evict(now - spec.windowMicros());
+		long size = live.size();
+		long taken = charged(size, cost, spec.limit()) - size;
+		return (taken == 0) ? live : live.append(now, (int) taken);
+	}
+
+	@Override
 	public LimitState refund(LimitSpec spec, long now, long cost) {
 		SlidingLogState live = evict(now - spec.windowMicros());
 		if (cost < live.tailCount) {

@@ -70,6 +70,19 @@ final class SlidingWindowCounterState extends LimitState {
 	}
 
 	@Override
+	public LimitState charge(LimitSpec spec, long now, long cost) {
+		long segment = Math.floorDiv(now, spec.segmentMicros());
+		long sum = sumIn(segment);
+		long taken = charged(sum, cost, spec.limit()) - sum;
+		if (taken == 0) {
+			return this;
+		}
+		long[] counts = rolledCounts(segment);
+		counts[slot(segment)] += taken;
+		return new SlidingWindowCounterState(this.segmentMicros, counts, Math.max(segment, this.newest), sum + taken);
+	}
+
+	@Override
 	public LimitState refund(LimitSpec spec, long now, long cost) {
 		long segment = Math.floorDiv(now, spec.segmentMicros());
 		long[] counts = rolledCounts(segment);

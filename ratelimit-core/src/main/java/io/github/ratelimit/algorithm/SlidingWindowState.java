@@ -67,6 +67,15 @@ final class SlidingWindowState extends LimitState {
 	}
 
 	@Override
+	public LimitState charge(LimitSpec spec, long now, long cost) {
+		long w = spec.windowMicros();
+		long index = Math.floorDiv(now, w);
+		long current = currentIn(index);
+		long after = charged(current, cost, spec.limit());
+		return (after == current) ? this : new SlidingWindowState(w, index, after, previousIn(index));
+	}
+
+	@Override
 	public LimitState refund(LimitSpec spec, long now, long cost) {
 		long index = Math.floorDiv(now, spec.windowMicros());
 		long current = currentIn(index);

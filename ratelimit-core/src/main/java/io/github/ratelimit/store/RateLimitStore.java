@@ -106,11 +106,13 @@ public interface RateLimitStore extends AutoCloseable {
 	}
 
 	/**
-	 * Takes permits whether or not they are available: {@code costs[i]} from limit
-	 * {@code i}, each limit on its own, as far as it has permits (a limit is never taken
-	 * below zero remaining, and a cost larger than what remains empties it). For permits
-	 * that were spent without this store knowing, e.g. those a per-instance fallback
-	 * admitted while this store could not be reached.
+	 * Takes permits whether or not a request of that cost would be allowed:
+	 * {@code costs[i]} from limit {@code i}, each limit on its own. For permits that were
+	 * spent without this store knowing, e.g. those a per-instance fallback admitted while
+	 * this store could not be reached. A window algorithm counts them all, going into
+	 * debt (remaining stays zero until what is owed has left the window) up to one limit
+	 * beyond it; a bucket algorithm takes what it has, as a bucket owes no more than its
+	 * capacity.
 	 * @param bucket the bucket name
 	 * @param key the key within the bucket
 	 * @param limits the limits

@@ -419,7 +419,7 @@ public abstract class RateLimitStoreContractTests {
 
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
-	void aChargeTakesWhatIsAvailableAndNeverMore(Algorithm algorithm) {
+	void aChargeTakesPermitsWhetherOrNotARequestWouldBeAllowed(Algorithm algorithm) {
 		LimitSpec spec = spec(algorithm);
 		decide("k", spec, 3);
 		this.store.charge(this.bucket, "k", List.of(spec), new long[] { 5 });
@@ -429,6 +429,35 @@ public abstract class RateLimitStoreContractTests {
 		Decision rejected = decide(spec);
 		assertThat(rejected.allowed()).isFalse();
 		assertHonest(spec, rejected, 1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class,
+			names = { "FIXED_WINDOW", "SLIDING_LOG", "SLIDING_WINDOW", "SLIDING_WINDOW_COUNTER" })
+	void aWindowOwesWhatWasChargedBeyondItsLimitUpToOneLimit(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		this.store.charge(this.bucket, "k", List.of(spec), new long[] { L + 3 });
+		this.store.refund(this.bucket, "k", List.of(spec), 2);
+		assertThat(decide(spec).allowed()).as("one permit still owed").isFalse();
+		this.store.refund(this.bucket, "k", List.of(spec), 2);
+		assertThat(decide(spec).allowed()).isTrue();
+		assertThat(decide(spec).allowed()).isFalse();
+
+		this.store.charge(this.bucket, "k", List.of(spec), new long[] { 5 * L });
+		this.store.refund(this.bucket, "k", List.of(spec), L);
+		assertThat(peek(spec).remaining()).as("owed at most one limit").isZero();
+		this.store.refund(this.bucket, "k", List.of(spec), 1);
+		assertThat(decide(spec).allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "GCRA" })
+	void aBucketOwesNoMoreThanItsCapacity(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		this.store.charge(this.bucket, "k", List.of(spec), new long[] { L + 3 });
+		assertThat(peek(spec).remaining()).isZero();
+		this.store.refund(this.bucket, "k", List.of(spec), 2);
+		assertThat(peek(spec).remaining()).isEqualTo(2);
 	}
 
 	@ParameterizedTest

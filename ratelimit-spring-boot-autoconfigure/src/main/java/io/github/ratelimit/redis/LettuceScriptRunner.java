@@ -41,11 +41,15 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@value #RETRY_MILLIS} ms.</li>
  * <li>Once sent, a command must be answered within the command timeout, checked on the
  * connection's I/O thread (see {@link ScriptCommand}).</li>
- * <li>A closed connection (Redis stopped, restarted, unreachable) fails calls at once:
- * Lettuce would queue them until it reconnects and then run them, taking permits for
- * callers that have long moved on. Lettuce reconnects on its own; when it has not within
- * {@value #REPLACE_AFTER_MILLIS} ms (its back-off grows to half a minute, and a client
- * may have reconnecting turned off), a new connection replaces the closed one.</li>
+ * <li>A connection that closed less than the command timeout ago (a dropped connection,
+ * {@code CLIENT KILL}) is waited for: Lettuce keeps the call and sends it once it has
+ * reconnected, usually within milliseconds, and the call fails if it was not sent within
+ * the command timeout. A connection closed for longer (Redis stopped, restarted,
+ * unreachable) fails calls at once: Lettuce would queue them until it reconnects and then
+ * run them, taking permits for callers that have long moved on. Lettuce reconnects on its
+ * own; when it has not within {@value #REPLACE_AFTER_MILLIS} ms (its back-off grows to
+ * half a minute, and a client may have reconnecting turned off), a new connection
+ * replaces the closed one.</li>
  * </ul>
  */
 final class LettuceScriptRunner implements ScriptRunner {
@@ -378,7 +382,13 @@ final class LettuceScriptRunner implements ScriptRunner {
 			if (isDone()) {
 				return;
 			}
-			if (!connection.isOpen()) {
+			// A connection that closed just now is most likely being made again (a
+			// dropped
+			// connection, CLIENT KILL: Lettuce reconnects within milliseconds): Lettuce
+			// keeps the command and sends it once reconnected, and the guard below fails
+			// it if that takes longer than the timeout. One closed for longer is a Redis
+			// that is gone: fail at once.
+			if (connection.closedLongerThan(LettuceScriptRunner.this.timeoutNanos, System.nanoTime())) {
 				completeExceptionally(new RedisConnectionException("Redis connection is down"));
 				return;
 			}
