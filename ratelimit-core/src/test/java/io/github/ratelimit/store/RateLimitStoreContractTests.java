@@ -612,6 +612,41 @@ public abstract class RateLimitStoreContractTests {
 		}
 	}
 
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void keysThatDifferOnlyInALoneSurrogateAreKeptApart(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		// UTF-8 has no bytes for a lone surrogate: String.getBytes gives '?' for it.
+		String longKey = "x".repeat(10_000);
+		List<String> keys = List.of("a\uD800", "a?", "a\uDC00", "a\uFFFD", "\uDC00\uD800", "??", "\uD83D\uDE00",
+				"\uD83D?", longKey + "\uD800", longKey + "?", longKey + "\uDC00", longKey + "\uFFFD");
+		List<String> buckets = List.of(this.bucket + "\uD800", this.bucket + "?", this.bucket + "\uDBFF");
+		for (String key : keys) {
+			assertThat(decide(key, spec, L).allowed()).as("first use of key %s", describe(key)).isTrue();
+		}
+		for (String bucket : buckets) {
+			assertThat(this.store.decide(bucket, "k", List.of(spec), L).allowed())
+				.as("first use of bucket %s", describe(bucket))
+				.isTrue();
+		}
+		for (String key : keys) {
+			assertThat(decide(key, spec, 1).allowed()).as("key exhausted %s", describe(key)).isFalse();
+		}
+		for (String bucket : buckets) {
+			assertThat(this.store.decide(bucket, "k", List.of(spec), 1).allowed())
+				.as("bucket exhausted %s", describe(bucket))
+				.isFalse();
+		}
+	}
+
+	/** A key's UTF-16 code units, readable in a failure message. */
+	private static String describe(String key) {
+		String tail = key.substring(Math.max(0, key.length() - 3));
+		StringBuilder units = new StringBuilder("(" + key.length() + " chars, ending");
+		tail.chars().forEach((unit) -> units.append(String.format(" U+%04X", unit)));
+		return units.append(')').toString();
+	}
+
 	// Spec changes on a live key: limit, window, burst, segments and algorithm, up and
 	// down, on fresh, partly used and exhausted keys. A change of limit or burst keeps
 	// the state and reads it under the new values; a change of algorithm, window or
