@@ -133,16 +133,16 @@ elseif op ~= 'r' or not shaping then
     -- The backlog once the permits are taken (a cost above the burst never is).
     local after, after_fraction = 0, 0
     if cost <= burst then
-      local taken, taken_fraction = cost * whole, 0
+      local credit, credit_fraction = cost * whole, 0
       if span then
-        taken, taken_fraction = span(cost)
+        credit, credit_fraction = span(cost)
       end
       -- The fractions add up to less than 2 * limit, which may pass 2^53 (and be rounded): the carry
       -- is found without forming the sum.
-      if taken_fraction >= limit - backlog_fraction then
-        after, after_fraction = backlog + taken + 1, taken_fraction - (limit - backlog_fraction)
+      if credit_fraction >= limit - backlog_fraction then
+        after, after_fraction = backlog + credit + 1, credit_fraction - (limit - backlog_fraction)
       else
-        after, after_fraction = backlog + taken, backlog_fraction + taken_fraction
+        after, after_fraction = backlog + credit, backlog_fraction + credit_fraction
       end
     end
     if cost <= available and not (bound and reset_now > bound) then
@@ -177,14 +177,14 @@ elseif op ~= 'r' or not shaping then
         ahead, ahead_fraction = after, after_fraction
         if admitted > 1 then
           -- The run's permits at once (at most the available ones, so their product stays exact).
-          local taken, taken_fraction = admitted * cost * whole, 0
+          local credit, credit_fraction = admitted * cost * whole, 0
           if span then
-            taken, taken_fraction = span(admitted * cost)
+            credit, credit_fraction = span(admitted * cost)
           end
-          if taken_fraction >= limit - backlog_fraction then
-            ahead, ahead_fraction = backlog + taken + 1, taken_fraction - (limit - backlog_fraction)
+          if credit_fraction >= limit - backlog_fraction then
+            ahead, ahead_fraction = backlog + credit + 1, credit_fraction - (limit - backlog_fraction)
           else
-            ahead, ahead_fraction = backlog + taken, backlog_fraction + taken_fraction
+            ahead, ahead_fraction = backlog + credit, backlog_fraction + credit_fraction
           end
         end
       end

@@ -181,10 +181,12 @@ for key, ahead in pairs(written) do
   if ahead == 0 and fraction == 0 then
     redis.call('DEL', key)
   else
-    local full_at = string.format('%d', now + ahead)
+    local full_at
     if fraction > 0 then
-      full_at = string.format('%d+%d/%d', now + ahead, fraction, written_limit[key])
-      ahead = ahead + 1
+      -- Full again within the µs after now + ahead: the key expires after it.
+      full_at, ahead = string.format('%d+%d/%d', now + ahead, fraction, written_limit[key]), ahead + 1
+    else
+      full_at = string.format('%d', now + ahead)
     end
     redis.call('SET', key, full_at, 'PX', max(1, -floor(-ahead / 1000)) + ttl_slack)
   end

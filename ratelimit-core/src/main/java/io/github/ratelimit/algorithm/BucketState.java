@@ -102,17 +102,17 @@ final class BucketState extends LimitState {
 		long after = 0;
 		long afterFraction = 0;
 		if (cost <= burst) {
-			long taken = span(spec, cost);
-			long takenFraction = spanFraction(spec, cost);
+			long credit = span(spec, cost);
+			long creditFraction = spanFraction(spec, cost);
 			// The fractions add up to less than 2 * limit, which in Lua may pass 2^53 and
 			// be rounded: the carry is found without forming the sum.
-			if (takenFraction >= limit - backlogFraction) {
-				after = backlog + taken + 1;
-				afterFraction = takenFraction - (limit - backlogFraction);
+			if (creditFraction >= limit - backlogFraction) {
+				after = backlog + credit + 1;
+				afterFraction = creditFraction - (limit - backlogFraction);
 			}
 			else {
-				after = backlog + taken;
-				afterFraction = backlogFraction + takenFraction;
+				after = backlog + credit;
+				afterFraction = backlogFraction + creditFraction;
 			}
 		}
 		if (cost <= available && delayAccepted) {

@@ -97,10 +97,10 @@ final class RedisBatchReply {
 				// The last reply's limit took it and those after it at once.
 				Decision taker = decisions.get(decisions.size() - 1);
 				LimitSpec spec = limits.get(0);
-				Backlog backlog = new Backlog((Long) reply.get(header + 2), (Long) reply.get(header + 3),
+				Backlog backlog = new Backlog(spec.limit(), (Long) reply.get(header + 2), (Long) reply.get(header + 3),
 						(Long) reply.get(header + 4), (Long) reply.get(header + 5));
 				for (long next = 1; next <= admitted - records; next++) {
-					backlog.step(spec.limit());
+					backlog.step();
 					decisions.add(following(taker, spec, batch.get(first).cost, backlog, next));
 				}
 			}
@@ -134,7 +134,7 @@ final class RedisBatchReply {
 			case GCRA:
 			case LEAKY_BUCKET:
 				long delay = (spec.algorithm() == Algorithm.LEAKY_BUCKET) ? before.micros() : 0;
-				return Decision.allowed(spec, remaining, before.microsAfterStep(spec.limit()), delay);
+				return Decision.allowed(spec, remaining, before.microsAfterStep(), delay);
 			case FIXED_WINDOW:
 				return Decision.allowed(spec, remaining, first.resetAfterMicros(), 0);
 			default:
@@ -145,19 +145,22 @@ final class RedisBatchReply {
 	/**
 	 * A bucket's backlog through a run taken at once, from its base on: whole
 	 * microseconds and a fraction in {@code 1/L} µs (bucket.lua), each request adding the
-	 * step. Exact: each part stays below 2^53.
+	 * step. Exact: the fractions stay below {@code 2L}, far from overflowing a long.
 	 */
 	private static final class Backlog {
 
-		private long whole;
-
-		private long fraction;
+		private final long limit;
 
 		private final long step;
 
 		private final long stepFraction;
 
-		Backlog(long whole, long fraction, long step, long stepFraction) {
+		private long whole;
+
+		private long fraction;
+
+		Backlog(long limit, long whole, long fraction, long step, long stepFraction) {
+			this.limit = limit;
 			this.whole = whole;
 			this.fraction = fraction;
 			this.step = step;
@@ -165,13 +168,9 @@ final class RedisBatchReply {
 		}
 
 		/** Adds one step: the backlog before the next request. */
-		void step(long limit) {
-			this.whole += this.step;
-			this.fraction += this.stepFraction;
-			if (this.fraction >= limit) {
-				this.whole++;
-				this.fraction -= limit;
-			}
+		void step() {
+			this.whole = wholeAfterStep();
+			this.fraction = fractionAfterStep();
 		}
 
 		/** The backlog in microseconds, rounded up. */
@@ -180,10 +179,17 @@ final class RedisBatchReply {
 		}
 
 		/** The backlog one step later in microseconds, rounded up. */
-		long microsAfterStep(long limit) {
+		long microsAfterStep() {
+			return (fractionAfterStep() > 0) ? wholeAfterStep() + 1 : wholeAfterStep();
+		}
+
+		private long wholeAfterStep() {
+			return this.whole + this.step + ((this.fraction + this.stepFraction >= this.limit) ? 1 : 0);
+		}
+
+		private long fractionAfterStep() {
 			long fraction = this.fraction + this.stepFraction;
-			long whole = this.whole + this.step + ((fraction >= limit) ? 1 : 0);
-			return (fraction % limit > 0) ? whole + 1 : whole;
+			return (fraction >= this.limit) ? fraction - this.limit : fraction;
 		}
 
 	}
