@@ -28,14 +28,18 @@ import io.github.ratelimit.LimitSpec;
  * limit, window or burst keeps the time the bucket needs to refill, up to the new
  * capacity; a fraction counted in another limit's {@code 1/L} µs is rounded up to the
  * next microsecond. The Redis script (bucket.lua) keeps the same time.
+ * <p>
+ * A state whose time has a fraction is a {@link Fractional}: the state of a bucket whose
+ * limit divides its window, the common case, is as small as a whole time allows (it is
+ * allocated on every allowed decision).
  */
-final class BucketState extends LimitState {
+sealed class BucketState extends LimitState permits BucketState.Fractional {
 
-	private static final BucketState FRESH_TOKEN_BUCKET = new BucketState(Algorithm.TOKEN_BUCKET, Long.MIN_VALUE, 0, 1);
+	private static final BucketState FRESH_TOKEN_BUCKET = new BucketState(Algorithm.TOKEN_BUCKET, Long.MIN_VALUE);
 
-	private static final BucketState FRESH_GCRA = new BucketState(Algorithm.GCRA, Long.MIN_VALUE, 0, 1);
+	private static final BucketState FRESH_GCRA = new BucketState(Algorithm.GCRA, Long.MIN_VALUE);
 
-	private static final BucketState FRESH_LEAKY_BUCKET = new BucketState(Algorithm.LEAKY_BUCKET, Long.MIN_VALUE, 0, 1);
+	private static final BucketState FRESH_LEAKY_BUCKET = new BucketState(Algorithm.LEAKY_BUCKET, Long.MIN_VALUE);
 
 	private final Algorithm algorithm;
 
@@ -45,20 +49,15 @@ final class BucketState extends LimitState {
 	 */
 	private final long fullAt;
 
-	/**
-	 * How far past {@link #fullAt} the bucket is full again, in {@code 1/limit} µs: from
-	 * 0 to {@code limit - 1}.
-	 */
-	private final long fraction;
-
-	/** The limit in whose {@code 1/L} µs the fraction is counted. */
-	private final long limit;
-
-	private BucketState(Algorithm algorithm, long fullAt, long fraction, long limit) {
+	private BucketState(Algorithm algorithm, long fullAt) {
 		this.algorithm = algorithm;
 		this.fullAt = fullAt;
-		this.fraction = fraction;
-		this.limit = limit;
+	}
+
+	/** The state full again at {@code fullAt + fraction / limit} µs. */
+	private static BucketState of(Algorithm algorithm, long fullAt, long fraction, long limit) {
+		return (fraction == 0) ? new BucketState(algorithm, fullAt)
+				: new Fractional(algorithm, fullAt, fraction, limit);
 	}
 
 	static BucketState fresh(Algorithm algorithm) {
@@ -75,10 +74,16 @@ final class BucketState extends LimitState {
 	@Override
 	public Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
 		boolean shaping = this.algorithm == Algorithm.LEAKY_BUCKET;
-		long limit = spec.limit();
 		long burst = spec.burst();
-		long capacity = span(spec, burst);
-		long capacityFraction = spanFraction(spec, burst);
+		long limit = spec.limit();
+		long whole = spec.emissionIntervalMicros();
+		long remainder = spec.emissionIntervalRemainder();
+		long capacity = burst * whole;
+		long capacityFraction = 0;
+		if (remainder > 0) {
+			capacity += MulDiv.quotient(burst, remainder, limit);
+			capacityFraction = MulDiv.remainder(burst, remainder, limit);
+		}
 		long backlog = backlog(limit, now);
 		long backlogFraction = backlogFraction(limit, now);
 		BucketState kept = this;
@@ -87,7 +92,7 @@ final class BucketState extends LimitState {
 			// so, or a retry-after computed from the cut backlog would not come true.
 			backlog = capacity;
 			backlogFraction = capacityFraction;
-			kept = new BucketState(this.algorithm, now + capacity, capacityFraction, limit);
+			kept = of(this.algorithm, now + capacity, capacityFraction, limit);
 		}
 		long spare = capacity - backlog;
 		long spareFraction = capacityFraction - backlogFraction;
@@ -95,15 +100,21 @@ final class BucketState extends LimitState {
 			spare--;
 			spareFraction += limit;
 		}
-		long available = permitsIn(spec, spare, spareFraction);
+		// T is whole microseconds when the limit divides the window: the fraction, below
+		// one, adds no permit.
+		long available = (remainder > 0) ? permitsIn(spec, spare, spareFraction) : spare / whole;
 		long resetNow = ceil(backlog, backlogFraction);
 		boolean delayAccepted = !shaping || resetNow <= maxDelayMicros;
 		// The backlog once the permits are taken (a cost above the burst never is).
 		long after = 0;
 		long afterFraction = 0;
 		if (cost <= burst) {
-			long credit = span(spec, cost);
-			long creditFraction = spanFraction(spec, cost);
+			long credit = cost * whole;
+			long creditFraction = 0;
+			if (remainder > 0) {
+				credit += MulDiv.quotient(cost, remainder, limit);
+				creditFraction = MulDiv.remainder(cost, remainder, limit);
+			}
 			// The fractions add up to less than 2 * limit, which in Lua may pass 2^53 and
 			// be rounded: the carry is found without forming the sum.
 			if (creditFraction >= limit - backlogFraction) {
@@ -118,7 +129,7 @@ final class BucketState extends LimitState {
 		if (cost <= available && delayAccepted) {
 			Decision allowed = Decision.allowed(spec, available - cost, ceil(after, afterFraction),
 					shaping ? resetNow : 0);
-			return new Transition(allowed, new BucketState(this.algorithm, now + after, afterFraction, limit), kept);
+			return new Transition(allowed, of(this.algorithm, now + after, afterFraction, limit), kept);
 		}
 		long retryAfter = Decision.NEVER;
 		if (cost <= burst) {
@@ -172,7 +183,7 @@ final class BucketState extends LimitState {
 				afterFraction = 0;
 			}
 		}
-		return new BucketState(this.algorithm, now + after, afterFraction, limit);
+		return of(this.algorithm, now + after, afterFraction, limit);
 	}
 
 	@Override
@@ -194,7 +205,7 @@ final class BucketState extends LimitState {
 
 	@Override
 	public long expiresAtMicros() {
-		return (this.fullAt == Long.MIN_VALUE) ? Long.MIN_VALUE : ceil(this.fullAt, this.fraction);
+		return this.fullAt;
 	}
 
 	@Override
@@ -207,17 +218,25 @@ final class BucketState extends LimitState {
 	 * restored, read under {@code limit}.
 	 */
 	private long backlog(long limit, long now) {
-		if (this.fullAt == Long.MIN_VALUE) {
-			return 0;
-		}
-		// A fraction counted under another limit: the next whole microsecond.
-		long fullAt = (this.fraction > 0 && this.limit != limit) ? this.fullAt + 1 : this.fullAt;
-		return Math.max(0, fullAt - now);
+		return (this.fullAt == Long.MIN_VALUE) ? 0 : Math.max(0, fullAtUnder(limit) - now);
 	}
 
 	/** The backlog's fraction at {@code now}, in {@code 1/limit} µs. */
 	private long backlogFraction(long limit, long now) {
-		return (this.fullAt != Long.MIN_VALUE && this.limit == limit && this.fullAt >= now) ? this.fraction : 0;
+		return (this.fullAt == Long.MIN_VALUE || fullAtUnder(limit) < now) ? 0 : fractionUnder(limit);
+	}
+
+	/**
+	 * The whole microseconds of the time the bucket is full again, read under
+	 * {@code limit}.
+	 */
+	long fullAtUnder(long limit) {
+		return this.fullAt;
+	}
+
+	/** The fraction of the time the bucket is full again, read under {@code limit}. */
+	long fractionUnder(long limit) {
+		return 0;
 	}
 
 	/**
@@ -266,6 +285,42 @@ final class BucketState extends LimitState {
 	/** A time of whole microseconds and a fraction, rounded up to whole microseconds. */
 	private static long ceil(long micros, long fraction) {
 		return (fraction > 0) ? micros + 1 : micros;
+	}
+
+	/**
+	 * A state full again at a fraction of a microsecond past {@code fullAt}: counted in
+	 * {@code 1/limit} µs, and rounded up to the next microsecond when read under another
+	 * limit.
+	 */
+	static final class Fractional extends BucketState {
+
+		/** From 1 to {@code limit - 1}. */
+		private final long fraction;
+
+		/** The limit in whose {@code 1/L} µs the fraction is counted. */
+		private final long limit;
+
+		private Fractional(Algorithm algorithm, long fullAt, long fraction, long limit) {
+			super(algorithm, fullAt);
+			this.fraction = fraction;
+			this.limit = limit;
+		}
+
+		@Override
+		long fullAtUnder(long limit) {
+			return (this.limit == limit) ? super.fullAtUnder(limit) : super.fullAtUnder(limit) + 1;
+		}
+
+		@Override
+		long fractionUnder(long limit) {
+			return (this.limit == limit) ? this.fraction : 0;
+		}
+
+		@Override
+		public long expiresAtMicros() {
+			return super.expiresAtMicros() + 1;
+		}
+
 	}
 
 }
