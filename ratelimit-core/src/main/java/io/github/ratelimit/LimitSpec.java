@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * One limit: {@code limit} permits per {@code window}, enforced by an {@link Algorithm}.
  * Immutable and validated when built; the values every store needs per decision (window
- * in microseconds, emission interval in nanoseconds, segment length) are computed once
- * here.
+ * in microseconds, emission interval in whole microseconds and the rest, segment length)
+ * are computed once here.
  *
  * <pre>{@code
  * LimitSpec spec = LimitSpec.of(100, "1m", Algorithm.TOKEN_BUCKET);
@@ -24,9 +24,11 @@ public final class LimitSpec {
 	public static final int DEFAULT_SEGMENTS = 10;
 
 	/**
-	 * The largest burst interval ({@code burst * window / limit}) in nanoseconds. Stores
-	 * keep such intervals as exact integers, and Redis's Lua numbers are exact up to
-	 * 2^53.
+	 * The largest burst interval ({@code burst * window / limit}, with
+	 * {@code window / limit} rounded down to the nanosecond) in nanoseconds. It keeps the
+	 * time a bucket takes to refill under 2^54 ns (about 208 days), so every time the
+	 * stores keep for a bucket, in microseconds, is an integer well below 2^53, where
+	 * Redis's Lua numbers are exact.
 	 */
 	static final long MAX_BURST_INTERVAL_NANOS = 1L << 53;
 
@@ -63,7 +65,9 @@ public final class LimitSpec {
 
 	private final long windowMicros;
 
-	private final long emissionIntervalNanos;
+	private final long emissionIntervalMicros;
+
+	private final long emissionIntervalRemainder;
 
 	private final long segmentMicros;
 
@@ -79,7 +83,8 @@ public final class LimitSpec {
 		this.burst = burst;
 		this.segments = segments;
 		this.windowMicros = window.toNanos() / 1000L;
-		this.emissionIntervalNanos = window.toNanos() / limit;
+		this.emissionIntervalMicros = this.windowMicros / limit;
+		this.emissionIntervalRemainder = this.windowMicros % limit;
 		this.segmentMicros = this.windowMicros / segments;
 		this.hash = Objects.hash(limit, window, algorithm, burst, segments);
 	}
@@ -187,12 +192,25 @@ public final class LimitSpec {
 	}
 
 	/**
-	 * Returns {@code W / L} in whole nanoseconds (rounded down): the time one permit
-	 * takes to come back in token bucket, GCRA and leaky bucket.
-	 * @return the emission interval in nanoseconds, at least 1
+	 * Returns the whole microseconds of {@code W / L}, the time one permit takes to come
+	 * back in token bucket, GCRA and leaky bucket. That time is exactly
+	 * {@code emissionIntervalMicros() + emissionIntervalRemainder() / limit()}
+	 * microseconds, which the algorithms keep to the last fraction.
+	 * @return {@code W / L} in microseconds, rounded down; 0 when more than one permit
+	 * comes back per microsecond
 	 */
-	public long emissionIntervalNanos() {
-		return this.emissionIntervalNanos;
+	public long emissionIntervalMicros() {
+		return this.emissionIntervalMicros;
+	}
+
+	/**
+	 * Returns {@code W mod L} (with {@code W} in microseconds): the part of the emission
+	 * interval below a whole microsecond, in {@code 1/L} microseconds. See
+	 * {@link #emissionIntervalMicros()}.
+	 * @return the remainder, from 0 (the limit divides the window) to {@code L - 1}
+	 */
+	public long emissionIntervalRemainder() {
+		return this.emissionIntervalRemainder;
 	}
 
 	/**

@@ -109,7 +109,9 @@ class LimitSpecTests {
 	@EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "LEAKY_BUCKET", "GCRA" })
 	void moreThanOnePermitPerNanosecondIsRejectedNamingTheLimit(Algorithm algorithm) {
 		assertRejectedNaming(() -> LimitSpec.of(1_000_001, "1ms", algorithm), "limit", "1000001");
-		assertThat(LimitSpec.of(1_000_000, "1ms", algorithm).emissionIntervalNanos()).isEqualTo(1);
+		LimitSpec onePerNanosecond = LimitSpec.of(1_000_000, "1ms", algorithm);
+		assertThat(onePerNanosecond.emissionIntervalMicros()).isZero();
+		assertThat(onePerNanosecond.emissionIntervalRemainder()).as("1000 / 1e6 µs").isEqualTo(1000);
 	}
 
 	@ParameterizedTest
@@ -156,11 +158,13 @@ class LimitSpecTests {
 			.segments(7)
 			.build();
 		assertThat(spec.windowMicros()).isEqualTo(60_000_000L);
-		assertThat(spec.emissionIntervalNanos()).as("floor(60e9 / 7)").isEqualTo(8_571_428_571L);
+		assertThat(spec.emissionIntervalMicros()).as("floor(60e6 / 7)").isEqualTo(8_571_428L);
+		assertThat(spec.emissionIntervalRemainder()).as("60e6 mod 7").isEqualTo(4);
 		assertThat(spec.segmentMicros()).as("floor(60e6 / 7)").isEqualTo(8_571_428L);
 		LimitSpec micros = LimitSpec.of(3, Duration.ofNanos(1_000_001_000), Algorithm.GCRA);
 		assertThat(micros.windowMicros()).isEqualTo(1_000_001);
-		assertThat(micros.emissionIntervalNanos()).isEqualTo(333_333_666);
+		assertThat(micros.emissionIntervalMicros()).isEqualTo(333_333);
+		assertThat(micros.emissionIntervalRemainder()).isEqualTo(2);
 	}
 
 	@ParameterizedTest

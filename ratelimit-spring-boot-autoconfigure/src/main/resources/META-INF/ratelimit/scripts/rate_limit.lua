@@ -12,9 +12,10 @@
 --             sl    list of admission times (µs), oldest first; expires W after the newest
 --             sw    hash {w = window index, c = current count, p = previous count}; expires 2W after its window starts
 --             swc   hash {<sub-window index> = count}; stale fields deleted; expires W after the newest sub-window
---             tb    string: time in ns the bucket is full again; expires at that time
---             gcra  string: theoretical arrival time in ns (the same state); expires at that time
---             lb    string time the queue drains, ns; expires at that time
+--             tb    string: time in µs the bucket is full again, "<µs>" or "<µs>+<n>/<L>" (n/L µs later,
+--                   L the limit); expires at that time
+--             gcra  string: theoretical arrival time (the same state); expires at that time
+--             lb    string: time the queue drains (the same state); expires at that time
 -- ARGV[1]   operation: d = decide, p = peek, r = refund, x = reset, b = decide a batch,
 --           c = charge (take permits whether or not a request would be allowed), u = restore (charge
 --           only when every limit is full: no state, or none that still matters), h = heartbeat of an
@@ -24,7 +25,7 @@
 -- ARGV[3..]  the limits in KEYS order, each an algorithm code and its parameters:
 --             fw, sl, sw       limit, window µs
 --             swc              limit, sub-windows, sub-window µs
---             tb, gcra, lb     burst, emission interval ns
+--             tb, gcra, lb     burst, limit, window µs
 -- then three optional arguments (absent or "" when unset):
 --             longest leaky bucket delay accepted, µs (unset: no bound)
 --             now in µs since the epoch (unset: Redis TIME; set by tests and time-source=local)
@@ -38,13 +39,14 @@
 --                             retry_after µs (-1 = never) }
 --           r, x, c: {}
 --           u: { 1 } when the permits were taken, { 0 } when a limit had a state and nothing changed
---           b: per run, { admitted k, records m, base } then m replies as d would reply them, then, if k
---              is less than the run, the reply of its first rejection, which every request after it in
---              the run gets too (a rejection changes nothing, so the next identical request sees what it
---              saw). The decisions see one now and each other's permits, exactly as n calls of d at that
---              instant would. m < k when one limit alone took m's last and the k - m after it at once
---              (bucket.lua, fixed_window.lua): base is then that limit's state before them (the backlog
---              in ns; the count), from which each one's reply follows (RedisBatchReply).
+--           b: per run, { admitted k, records m, base, base fraction, step, step fraction } then m
+--              replies as d would reply them, then, if k is less than the run, the reply of its first
+--              rejection, which every request after it in the run gets too (a rejection changes nothing,
+--              so the next identical request sees what it saw). The decisions see one now and each other's
+--              permits, exactly as n calls of d at that instant would. m < k when one limit alone took m's last and the k - m after it at once
+--              (bucket.lua, fixed_window.lua): base is then that limit's state before them (the backlog,
+--              whole µs and a fraction in 1/L µs; the count), and step what each of them adds to it (the
+--              backlog of its cost; 0), from which each one's reply follows (RedisBatchReply).
 -- Heartbeat (h): one instance says it is alive and reads what the fleet shares, in one call.
 -- KEYS[1]   {<prefix>}:instances                zset instance id -> last heartbeat (ms, Redis time);
 --                                                 expires after the time-to-live of a heartbeat
@@ -57,18 +59,20 @@
 --           ARGV[4] an epoch to set if none is   ARGV[5] "1" to count a reset, else ""
 -- Returns   { live instances, live limits version, epoch, resets }; {} when the instance leaves
 --
--- Exactness: every limit, burst, window, interval and count is an integer below 2^53, exact in Lua's
+-- Exactness: every limit, burst, window, time and count is an integer below 2^53, exact in Lua's
 -- doubles (LimitSpec bounds them), and so is floor(a / b) of two of them: a correctly rounded quotient
 -- never crosses an integer. A cost may be larger and rounded, but every comparison is written as
--- cost <= limit - used, whose right side is exact and below 2^53, so a rounded cost decides alike. Only
--- the sliding window multiplies two such numbers (count * time); it does so in 26-bit limbs.
+-- cost <= limit - used, whose right side is exact and below 2^53, so a rounded cost decides alike. A
+-- product of two such numbers (count * time, in the sliding window and the buckets) is taken in 26-bit
+-- limbs (exact_products.lua).
 --
 -- Each algorithm is a file of its own next to this one (bucket.lua, fixed_window.lua, sliding_log.lua,
 -- sliding_window.lua, sliding_window_counter.lua), with its own header, and reads like its Java twin in
 -- io.github.ratelimit.algorithm. A line "--+ <file>" is replaced by that file when the script is loaded
 -- (RedisRateLimitScript), so Redis gets one chunk: Redis runs the whole chunk on every call, and every
 -- function it defines is a new closure each time, which with seven algorithms cost more than the
--- algorithm itself. So the algorithms are inlined as branches of one loop, and the common case (no
+-- algorithm itself. So the algorithms are inlined as branches of one loop, a helper function is
+-- defined only inside the branch that needs it (exact_products.lua), and the common case (no
 -- optional argument) sends no argument it does not use.
 
 local op = ARGV[1]
@@ -110,9 +114,9 @@ local restoring = op == 'u'
 local arg = 3
 for i = 1, count do
   local code = ARGV[arg]
-  if code == 'swc' then
+  if code == 'tb' or code == 'gcra' or code == 'lb' or code == 'swc' then
     arg = arg + 4
-  elseif code == 'tb' or code == 'gcra' or code == 'lb' or code == 'fw' or code == 'sw' or code == 'sl' then
+  elseif code == 'fw' or code == 'sw' or code == 'sl' then
     arg = arg + 3
   else
     return redis.error_reply('ERR rate_limit.lua: unknown algorithm code ' .. tostring(code))
@@ -135,18 +139,21 @@ end
 local reply = (op == 'd' or op == 'p') and { 0, 0, 0, 0 } or {}
 -- Where the next run's arguments (b) and the next reply (b, d, p) start.
 local request_arg, out = arg + 3, 0
--- The backlog (ns) each token bucket, GCRA and leaky bucket key is left with (bucket.lua), stored
--- after the last decision: a batch writes each key once.
-local written = {}
+-- The backlog each token bucket, GCRA and leaky bucket key is left with (bucket.lua): whole µs, the
+-- fraction and the limit it is counted in (1/L µs), stored after the last decision: a batch writes
+-- each key once.
+local written, written_fraction, written_limit = {}, {}, {}
 -- identical: the requests of the run not yet decided (a call of d, p, r or x is a run of one);
--- admitted: how many of them one decision took at once, base: that limit's state before them.
-local identical, admitted, base = 1, 1, 0
+-- admitted: how many of them one decision took at once, base (and base_fraction): that limit's state
+-- before them, step (and step_fraction): what each of them added to it.
+local identical, admitted, base, base_fraction, step, step_fraction = 1, 1, 0, 0, 0, 0
 while requests > 0 do
   local head = out
   if batch then
     identical, cost, max_delay = tonumber(ARGV[request_arg]), tonumber(ARGV[request_arg + 1]),
       tonumber(ARGV[request_arg + 2])
-    request_arg, out, base = request_arg + 3, out + 3, 0
+    request_arg, out = request_arg + 3, out + 6
+    base, base_fraction, step, step_fraction = 0, 0, 0, 0
   end
   requests = requests - identical
   local taken, records = 0, 0
@@ -186,7 +193,7 @@ while requests > 0 do
           --+ sliding_log.lua
         end
 
-        arg = arg + ((code == 'swc') and 4 or 3)
+        arg = arg + ((code == 'fw' or code == 'sw' or code == 'sl') and 3 or 4)
         if reset_now and reset_now > 0 then
           fresh = false
         end
@@ -224,16 +231,23 @@ while requests > 0 do
   end
   if batch then
     reply[head + 1], reply[head + 2], reply[head + 3] = taken, records, base
+    reply[head + 4], reply[head + 5], reply[head + 6] = base_fraction, step, step_fraction
   end
 end
--- A bucket's state is the time it is full again, "<µs><3 digits of ns>", and expires then.
+-- A bucket's state is the time it is full again, "<µs>" or "<µs>+<n>/<L>", and expires then.
 for key, ahead in pairs(written) do
-  if ahead == 0 then
+  local fraction = written_fraction[key]
+  if ahead == 0 and fraction == 0 then
     redis.call('DEL', key)
   else
-    local whole_us = floor(ahead / 1000)
-    redis.call('SET', key, string.format('%d%03d', now + whole_us, ahead - whole_us * 1000), 'PX',
-      max(1, -floor(-ahead / 1000000)) + ttl_slack)
+    local full_at
+    if fraction > 0 then
+      -- Full again within the µs after now + ahead: the key expires after it.
+      full_at, ahead = string.format('%d+%d/%d', now + ahead, fraction, written_limit[key]), ahead + 1
+    else
+      full_at = string.format('%d', now + ahead)
+    end
+    redis.call('SET', key, full_at, 'PX', max(1, -floor(-ahead / 1000)) + ttl_slack)
   end
 end
 if charging then

@@ -12,44 +12,8 @@
 
 local limit, w = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
 -- count * time products reach 2^105 where doubles are exact only below 2^53, so they are compared
--- exactly: a * b as three 26-bit limbs, for a, b < 2^53 and one of them below 2^52 (a window in µs,
--- or a quotient smaller than one).
-local function product(a, b)
-  if a < b then
-    a, b = b, a
-  end
-  local a1, b1 = floor(a / 67108864), floor(b / 67108864)
-  local a0, b0 = a - a1 * 67108864, b - b1 * 67108864
-  local low, cross1, cross2 = a0 * b0, a1 * b0, a0 * b1
-  local carry = floor(low / 67108864)
-  local c1, c2 = floor(cross1 / 67108864), floor(cross2 / 67108864)
-  local mid = (cross1 - c1 * 67108864) + (cross2 - c2 * 67108864) + carry
-  local mid_carry = floor(mid / 67108864)
-  return a1 * b1 + c1 + c2 + mid_carry, mid - mid_carry * 67108864, low - carry * 67108864
-end
--- a * b <= c * d, exactly.
-local function fits_under(a, b, c, d)
-  local h1, m1, l1 = product(a, b)
-  local h2, m2, l2 = product(c, d)
-  if h1 ~= h2 then
-    return h1 < h2
-  end
-  if m1 ~= m2 then
-    return m1 < m2
-  end
-  return l1 <= l2
-end
--- floor(a * b / c) for a result below 2^52, exactly: the rounded quotient corrected by exact products.
-local function floor_mul_div(a, b, c)
-  local q = floor(a * b / c)
-  while q > 0 and not fits_under(q, c, a, b) do
-    q = q - 1
-  end
-  while fits_under(q + 1, c, a, b) do
-    q = q + 1
-  end
-  return q
-end
+-- exactly (a window in µs, or a quotient smaller than one, is below 2^52).
+--+ exact_products.lua
 if op == 'x' then
   redis.call('DEL', key)
 else

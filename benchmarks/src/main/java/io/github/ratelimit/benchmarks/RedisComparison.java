@@ -241,7 +241,7 @@ final class RedisComparison {
 				StatefulRedisConnection<String, String> connection = client.connect(StringCodec.UTF8);
 				RedisAsyncCommands<String, String> async = connection.async();
 				String sha = connection.sync().scriptLoad(minimalScript());
-				long intervalMicros = Math.max(1, limit.emissionIntervalNanos() / 1000);
+				long intervalMicros = Math.max(1, limit.emissionIntervalMicros());
 				String tolerance = Long.toString(limit.burst() * intervalMicros);
 				String interval = Long.toString(intervalMicros);
 				String[][] keyArrays = new String[keys][];

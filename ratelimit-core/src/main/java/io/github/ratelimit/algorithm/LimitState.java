@@ -210,18 +210,10 @@ public abstract sealed class LimitState
 			case TOKEN_BUCKET:
 			case GCRA:
 			case LEAKY_BUCKET:
-				return nanosToMicrosCeil(spec.burst() * spec.emissionIntervalNanos());
+				return BucketState.refillMicros(spec);
 			default:
 				return spec.windowMicros();
 		}
-	}
-
-	static long ceilDiv(long x, long y) {
-		return -Math.floorDiv(-x, y);
-	}
-
-	static long nanosToMicrosCeil(long nanos) {
-		return ceilDiv(nanos, 1000L);
 	}
 
 }

@@ -1,7 +1,5 @@
 package io.github.ratelimit.algorithm;
 
-import java.math.BigInteger;
-
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
@@ -140,7 +138,7 @@ final class SlidingWindowState extends LimitState {
 			return 0;
 		}
 		// w - e <= floor(free * w / count)
-		long maxRemainingWeight = floorMulDiv(free, w, count);
+		long maxRemainingWeight = MulDiv.quotient(free, w, count);
 		return Math.max(0, w - maxRemainingWeight);
 	}
 
@@ -156,16 +154,8 @@ final class SlidingWindowState extends LimitState {
 
 	/** {@code ceil(a * b / c)} for non-negative operands whose result fits in a long. */
 	private static long ceilDiv2(long a, long b, long c) {
-		long floor = floorMulDiv(a, b, c);
+		long floor = MulDiv.quotient(a, b, c);
 		return fitsUnder(a, b, floor, c) ? floor : floor + 1;
-	}
-
-	/** {@code floor(a * b / c)} for non-negative operands whose result fits in a long. */
-	private static long floorMulDiv(long a, long b, long c) {
-		if (Math.multiplyHigh(a, b) == 0 && a * b >= 0) {
-			return (a * b) / c;
-		}
-		return BigInteger.valueOf(a).multiply(BigInteger.valueOf(b)).divide(BigInteger.valueOf(c)).longValueExact();
 	}
 
 }

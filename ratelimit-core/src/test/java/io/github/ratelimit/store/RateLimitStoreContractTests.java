@@ -739,6 +739,41 @@ public abstract class RateLimitStoreContractTests {
 		}
 	}
 
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void keysThatDifferOnlyInALoneSurrogateAreKeptApart(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		// UTF-8 has no bytes for a lone surrogate: String.getBytes gives '?' for it.
+		String longKey = "x".repeat(10_000);
+		List<String> keys = List.of("a\uD800", "a?", "a\uDC00", "a\uFFFD", "\uDC00\uD800", "??", "\uD83D\uDE00",
+				"\uD83D?", longKey + "\uD800", longKey + "?", longKey + "\uDC00", longKey + "\uFFFD");
+		List<String> buckets = List.of(this.bucket + "\uD800", this.bucket + "?", this.bucket + "\uDBFF");
+		for (String key : keys) {
+			assertThat(decide(key, spec, L).allowed()).as("first use of key %s", describe(key)).isTrue();
+		}
+		for (String bucket : buckets) {
+			assertThat(this.store.decide(bucket, "k", List.of(spec), L).allowed())
+				.as("first use of bucket %s", describe(bucket))
+				.isTrue();
+		}
+		for (String key : keys) {
+			assertThat(decide(key, spec, 1).allowed()).as("key exhausted %s", describe(key)).isFalse();
+		}
+		for (String bucket : buckets) {
+			assertThat(this.store.decide(bucket, "k", List.of(spec), 1).allowed())
+				.as("bucket exhausted %s", describe(bucket))
+				.isFalse();
+		}
+	}
+
+	/** A key's UTF-16 code units, readable in a failure message. */
+	private static String describe(String key) {
+		String tail = key.substring(Math.max(0, key.length() - 3));
+		StringBuilder units = new StringBuilder("(" + key.length() + " chars, ending");
+		tail.chars().forEach((unit) -> units.append(String.format(" U+%04X", unit)));
+		return units.append(')').toString();
+	}
+
 	// Spec changes on a live key: limit, window, burst, segments and algorithm, up and
 	// down, on fresh, partly used and exhausted keys. A change of limit or burst keeps
 	// the state and reads it under the new values; a change of algorithm, window or
@@ -841,10 +876,7 @@ public abstract class RateLimitStoreContractTests {
 		if (!after.algorithm().usesBurst()) {
 			return Math.max(0, after.capacity() - used);
 		}
-		// The time the bucket needs to refill is kept, up to the new capacity.
-		long backlog = Math.max(0, used * before.emissionIntervalNanos() - elapsed * 1000);
-		long capacity = after.burst() * after.emissionIntervalNanos();
-		return (capacity - Math.min(capacity, backlog)) / after.emissionIntervalNanos();
+		return IdealBucket.remainingAfterChange(before, after, used, elapsed);
 	}
 
 	@ParameterizedTest
@@ -1035,12 +1067,201 @@ public abstract class RateLimitStoreContractTests {
 		assertThat(this.store.decide(this.bucket, "k", List.of(spec), 1, interval).allowed()).isTrue();
 	}
 
+	// The bucket algorithms at limits whose emission interval W / L is no whole number of
+	// microseconds, or of nanoseconds: they refill at exactly L per W, as the ideal
+	// bucket (IdealBucket) sampled at the store's microsecond clock does.
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "GCRA", "LEAKY_BUCKET" })
+	void aFullBucketOf7e8PerSecondTakesAWholeSecondToRefill(Algorithm algorithm) {
+		long limit = 700_000_000L;
+		LimitSpec spec = LimitSpec.builder().limit(limit).window(Duration.ofSeconds(1)).algorithm(algorithm).build();
+		assertThat(decide("k", spec, limit).allowed()).isTrue();
+		this.time.advanceMicros(700 * MILLI);
+		Decision early = decide("k", spec, limit);
+		assertThat(early.allowed()).as("a full-cost request 0.7 s after the bucket was emptied").isFalse();
+		assertThat(early.remaining()).as("0.7 s brings back 0.7 of the limit").isEqualTo(490_000_000L);
+		assertThat(early.retryAfterMicros()).isEqualTo(300 * MILLI);
+		assertThat(early.resetAfterMicros()).isEqualTo(300 * MILLI);
+		assertHonest(spec, early, limit);
+		assertThat(decide("other", spec, limit).allowed()).isTrue();
+		this.time.advanceMicros(SECOND);
+		assertThat(decide("other", spec, limit).allowed()).as("a full-cost request 1 s later").isTrue();
+	}
+
+	static Stream<Arguments> bucketsWithRepeatingIntervals() {
+		Duration hour = Duration.ofHours(1);
+		List<LimitSpec> specs = List.of(
+				LimitSpec.builder().limit(3).window(Duration.ofSeconds(1)).burst(3_000_000).build(),
+				LimitSpec.builder().limit(7).window(hour).burst(17_000).build(),
+				LimitSpec.builder().limit(1_000_000_007L).window(hour).burst(1_000_000_000L).build(),
+				LimitSpec.builder().limit(700_000_000L).window(Duration.ofSeconds(1)).build(),
+				LimitSpec.builder().limit(999_983).window(Duration.ofMillis(1)).build(),
+				largest(Algorithm.TOKEN_BUCKET, Duration.ofDays(365)),
+				largest(Algorithm.TOKEN_BUCKET, LimitSpec.MAX_WINDOW));
+		return Stream.of(Algorithm.TOKEN_BUCKET, Algorithm.GCRA, Algorithm.LEAKY_BUCKET)
+			.flatMap((algorithm) -> specs.stream()
+				.map((spec) -> Arguments.of(spec.toBuilder().algorithm(algorithm).build())));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("bucketsWithRepeatingIntervals")
+	void bucketsRefillAtExactlyTheLimitPerWindow(LimitSpec spec) {
+		long burst = spec.burst();
+		for (long cost : LongStream.of(1, 2, 7, burst / 3 + 1, burst - 1, burst)
+			.filter((c) -> c <= burst)
+			.distinct()
+			.toArray()) {
+			String key = "cost-" + cost;
+			Decision emptied = decide(key, spec, burst);
+			assertThat(emptied.allowed()).isTrue();
+			assertThat(emptied.remaining()).isZero();
+			assertThat(emptied.resetAfterMicros()).as("refill of the burst")
+				.isEqualTo(IdealBucket.refillMicros(spec, burst));
+			Decision rejected = decide(key, spec, cost);
+			assertThat(rejected.allowed()).isFalse();
+			assertThat(rejected.retryAfterMicros()).as("retry-after of cost %d", cost)
+				.isEqualTo(IdealBucket.refillMicros(spec, cost));
+			assertHonest(spec, rejected, cost, key);
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = Algorithm.class, names = { "TOKEN_BUCKET", "GCRA", "LEAKY_BUCKET" })
+	void fractionsOfAMicrosecondAddUpExactlyAtTheLargestLimit(Algorithm algorithm) {
+		// 2^53 - 1 per year: a permit is 0.0035 µs, and the fractions of a microsecond
+		// (in 1/L µs) of two times add up past 2^53. A sum rounded by a unit makes the
+		// backlog too small or too large; too large shows in the permits left.
+		LimitSpec spec = largest(algorithm, Duration.ofDays(365));
+		assertThat(spec.limit()).isEqualTo(LimitSpec.MAX_LIMIT);
+		Random random = new Random(53);
+		for (int key = 0; key < 5; key++) {
+			long taken = 0;
+			for (int i = 0; i < 60; i++) {
+				long cost = 1 + (long) (random.nextDouble() * spec.burst() / 80);
+				Decision decision = decide("k" + key, spec, cost);
+				taken += cost;
+				assertThat(decision.allowed()).isTrue();
+				assertThat(decision.remaining()).as("after %d permits", taken).isEqualTo(spec.burst() - taken);
+				assertThat(decision.resetAfterMicros()).as("after %d permits", taken)
+					.isEqualTo(IdealBucket.refillMicros(spec, taken));
+			}
+		}
+	}
+
+	static IntStream bucketTraceSeeds() {
+		return IntStream.rangeClosed(1, 15);
+	}
+
+	@ParameterizedTest
+	@MethodSource("bucketTraceSeeds")
+	void bucketsDecideAsTheIdealBucketOnRandomTraces(int seed) {
+		Random random = new Random(seed);
+		Algorithm algorithm = List.of(Algorithm.TOKEN_BUCKET, Algorithm.GCRA, Algorithm.LEAKY_BUCKET).get(seed % 3);
+		LimitSpec spec = randomBucket(random, algorithm);
+		IdealBucket ideal = new IdealBucket(spec);
+		long permit = IdealBucket.refillMicros(spec, 1);
+		long refill = IdealBucket.refillMicros(spec, spec.burst());
+		int allowed = 0;
+		int rejected = 0;
+		for (int step = 0; step < 150; step++) {
+			switch (random.nextInt(8)) {
+				case 0, 1 -> {
+				}
+				case 2 -> this.time.advanceMicros(1);
+				case 3, 4 -> this.time.advanceMicros((long) (random.nextDouble() * 3 * permit));
+				case 5, 6 -> this.time.advanceMicros((long) (random.nextDouble() * refill));
+				default -> this.time.advanceMicros(refill + (long) (random.nextDouble() * permit));
+			}
+			long now = this.time.nowMicros();
+			String context = "seed " + seed + ", step " + step + ", " + spec + ", t=" + (now - START);
+			int op = random.nextInt(10);
+			if (op == 0) {
+				assertDecides(peek(spec), ideal.peek(now), context + ", peek");
+				continue;
+			}
+			long cost = switch (random.nextInt(6)) {
+				case 0 -> spec.burst();
+				case 1 -> spec.burst() + 1;
+				case 2 -> 1 + (long) (random.nextDouble() * spec.burst());
+				default -> 1 + random.nextInt((int) Math.min(3, spec.burst()));
+			};
+			if (op == 1) {
+				this.store.refund(this.bucket, "k", List.of(spec), cost);
+				ideal.refund(now, cost);
+				continue;
+			}
+			long maxDelay = (random.nextInt(3) == 0) ? (long) (random.nextDouble() * refill)
+					: RateLimitStore.NO_MAX_DELAY;
+			Decision expected = ideal.decide(now, cost, maxDelay);
+			Decision actual = this.store.decide(this.bucket, "k", List.of(spec), cost, maxDelay);
+			assertDecides(actual, expected, context + ", cost " + cost + ", max delay " + maxDelay);
+			if (expected.allowed()) {
+				allowed++;
+			}
+			else {
+				rejected++;
+			}
+		}
+		assertThat(allowed).as("allowed decisions").isGreaterThan(10);
+		assertThat(rejected).as("rejected decisions").isGreaterThan(10);
+	}
+
+	private static void assertDecides(Decision actual, Decision expected, String context) {
+		String both = context + ": " + actual + ", expected " + expected;
+		assertThat(actual.allowed()).as(both).isEqualTo(expected.allowed());
+		assertThat(actual.remaining()).as(both).isEqualTo(expected.remaining());
+		assertThat(actual.resetAfterMicros()).as(both).isEqualTo(expected.resetAfterMicros());
+		assertThat(actual.retryAfterMicros()).as(both).isEqualTo(expected.retryAfterMicros());
+		assertThat(actual.delayMicros()).as(both).isEqualTo(expected.delayMicros());
+	}
+
+	/**
+	 * A bucket spec whose emission interval is rarely a whole number of microseconds:
+	 * limits from 1 to one per nanosecond, windows from 1 ms to the longest, bursts from
+	 * 1 to the largest LimitSpec accepts.
+	 */
+	private static LimitSpec randomBucket(Random random, Algorithm algorithm) {
+		while (true) {
+			long windowMicros = switch (random.nextInt(4)) {
+				case 0 -> 1000 + random.nextInt(1_000_000);
+				case 1 -> 3_600_000_000L + random.nextInt(1_000_000);
+				case 2 -> (long) (random.nextDouble() * 400 * 86_400_000_000L);
+				default -> LimitSpec.MAX_WINDOW.toNanos() / 1000 - random.nextInt(1000);
+			};
+			long windowNanos = windowMicros * 1000;
+			long limit = switch (random.nextInt(3)) {
+				case 0 -> 1 + random.nextInt(1000);
+				case 1 -> 1 + (long) (random.nextDouble() * Math.min(LimitSpec.MAX_LIMIT, windowNanos));
+				default -> Math.min(LimitSpec.MAX_LIMIT, windowNanos) - random.nextInt(1000);
+			};
+			long largestBurst = Math.min(LimitSpec.MAX_LIMIT,
+					(1L << 53) / Math.max(1, windowNanos / Math.max(1, limit)));
+			long burst = switch (random.nextInt(4)) {
+				case 0 -> 1 + random.nextInt(10);
+				case 1 -> largestBurst;
+				default -> 1 + (long) (random.nextDouble() * largestBurst);
+			};
+			try {
+				return LimitSpec.builder()
+					.algorithm(algorithm)
+					.limit(limit)
+					.window(Duration.ofNanos(windowNanos))
+					.burst(burst)
+					.build();
+			}
+			catch (IllegalArgumentException ex) {
+				// A combination LimitSpec refuses: draw again.
+			}
+		}
+	}
+
 	/**
 	 * The longest reset-after or retry-after a spec can report: twice the window (the
 	 * sliding window's count weighs on the next window), or the bucket's refill time.
 	 */
 	private static long longestReset(LimitSpec spec) {
-		long burstMicros = -Math.floorDiv(-spec.burst() * spec.emissionIntervalNanos(), 1000L);
+		long burstMicros = spec.algorithm().usesBurst() ? IdealBucket.refillMicros(spec, spec.burst()) : 0;
 		return Math.max(2 * spec.windowMicros(), spec.algorithm().usesBurst() ? burstMicros : 0);
 	}
 

@@ -1,6 +1,5 @@
 package io.github.ratelimit.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Base64;
@@ -8,6 +7,7 @@ import java.util.List;
 
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.algorithm.LimitState;
+import io.github.ratelimit.store.KeyBytes;
 
 /**
  * Builds the Redis keys of one decision: {@code <prefix>:{<bucket>:<key>}:<code><i>},
@@ -18,11 +18,13 @@ import io.github.ratelimit.algorithm.LimitState;
  * <p>
  * The braces are a Redis Cluster hash tag: every key of one decision hashes to the same
  * slot, so the script runs unchanged on a cluster. User-supplied parts never reach Redis
- * raw: bytes outside a safe ASCII set (braces, {@code :}, {@code %}, spaces, control
- * characters, non-ASCII) are percent-encoded, which is injective, and a part whose
- * encoding is longer than {@value #MAX_PART_LENGTH} bytes is replaced by {@code #} and
- * its SHA-256 digest ({@code #} is always encoded in raw parts, so a digest never equals
- * a raw part).
+ * raw: the bytes of a part ({@link KeyBytes}: UTF-8, with an unpaired surrogate encoded
+ * like any other code point rather than as {@code ?}) outside a safe ASCII set (braces,
+ * {@code :}, {@code %}, spaces, control characters, non-ASCII) are percent-encoded, which
+ * is injective, and a part whose encoding is longer than {@value #MAX_PART_LENGTH} bytes
+ * is replaced by {@code #} and the SHA-256 digest of its bytes ({@code #} is always
+ * encoded in raw parts, so a digest never equals a raw part). Distinct parts get distinct
+ * names.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -106,7 +108,7 @@ public final class RedisKeys {
 		if (part.length() <= MAX_PART_LENGTH && isSafe(part)) {
 			return part;
 		}
-		byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+		byte[] bytes = KeyBytes.of(part);
 		if (bytes.length > MAX_PART_LENGTH) {
 			return digest(bytes);
 		}

@@ -14,8 +14,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * The Lua script behind every Redis decision,
  * {@code META-INF/ratelimit/scripts/rate_limit.lua}, with its SHA-1 for {@code EVALSHA}.
  * The script includes one file per algorithm from the same directory: each line
- * {@code --+ <file>} is replaced by that file's text when the script is loaded, so
- * {@link #source()} is the one chunk Redis runs.
+ * {@code --+ <file>} is replaced by that file's text when the script is loaded (and so
+ * are the lines {@code --+ <file>} of an included file), so {@link #source()} is the one
+ * chunk Redis runs.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -81,7 +82,7 @@ public final class RedisRateLimitScript {
 		for (String line : text.split("\n", -1)) {
 			Matcher include = INCLUDE.matcher(line);
 			if (include.matches()) {
-				joined.append(read(DIRECTORY + include.group(1)));
+				joined.append(join(read(DIRECTORY + include.group(1))));
 			}
 			else {
 				joined.append(line).append('\n');

@@ -598,7 +598,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			case TOKEN_BUCKET:
 			case GCRA:
 			case LEAKY_BUCKET:
-				return new String[] { code, Long.toString(spec.burst()), Long.toString(spec.emissionIntervalNanos()) };
+				return new String[] { code, Long.toString(spec.burst()), Long.toString(spec.limit()),
+						Long.toString(spec.windowMicros()) };
 			case SLIDING_WINDOW_COUNTER:
 				return new String[] { code, Long.toString(spec.limit()), Integer.toString(spec.segments()),
 						Long.toString(spec.segmentMicros()) };

@@ -114,7 +114,23 @@ class RedisCoalescingTests {
 		decidesAsOneCallPerRequestWould(seed, true);
 	}
 
+	/**
+	 * As {@link #runsOfIdenticalRequestsDecideAsOneCallPerRequestWould}, on token bucket,
+	 * GCRA and leaky bucket at limits whose emission interval is no whole number of
+	 * microseconds (RedisDifferentialTests#randomBucket): a run taken at once adds a
+	 * fraction of a microsecond per request.
+	 */
+	@ParameterizedTest
+	@ValueSource(ints = { 1, 2, 3, 4 })
+	void runsOfIdenticalRequestsOnBucketsAtEveryScaleDecideAsOneCallPerRequestWould(int seed) {
+		decidesAsOneCallPerRequestWould(seed, true, true);
+	}
+
 	private void decidesAsOneCallPerRequestWould(int seed, boolean runs) {
+		decidesAsOneCallPerRequestWould(seed, runs, false);
+	}
+
+	private void decidesAsOneCallPerRequestWould(int seed, boolean runs, boolean buckets) {
 		// Batches of runs are several times longer: fewer of them decide as many
 		// requests.
 		int steps = runs ? STEPS / 4 : STEPS;
@@ -129,7 +145,8 @@ class RedisCoalescingTests {
 		String[] keys = { "a", "b" };
 		List<List<LimitSpec>> limits = new ArrayList<>();
 		for (int k = 0; k < keys.length; k++) {
-			limits.add(List.of(RedisDifferentialTests.randomSpec(random)));
+			limits.add(List
+				.of(buckets ? RedisDifferentialTests.randomBucket(random) : RedisDifferentialTests.randomSpec(random)));
 		}
 		int allowed = 0;
 		int rejected = 0;
@@ -138,13 +155,19 @@ class RedisCoalescingTests {
 			int k = random.nextInt(keys.length);
 			String key = keys[k];
 			List<LimitSpec> specs = limits.get(k);
-			RedisDifferentialTests.advance(time, random, specs.get(0));
+			if (buckets) {
+				RedisDifferentialTests.advanceBucket(time, random, specs.get(0));
+			}
+			else {
+				RedisDifferentialTests.advance(time, random, specs.get(0));
+			}
 			int op = random.nextInt(100);
 			if (op < 8) {
-				limits.set(k, RedisDifferentialTests.changed(random, specs));
+				limits.set(k, buckets ? RedisDifferentialTests.changedBucket(random, specs)
+						: RedisDifferentialTests.changed(random, specs));
 			}
 			else if (op < 14) {
-				long cost = RedisDifferentialTests.cost(random, specs.get(0));
+				long cost = cost(random, specs.get(0), buckets);
 				batched.refund(bucket, key, specs, cost);
 				single.refund(bucket, key, specs, cost);
 			}
@@ -160,7 +183,7 @@ class RedisCoalescingTests {
 				if (runs) {
 					for (int i = 0; i < size;) {
 						int run = 1 + random.nextInt(size - i);
-						long cost = RedisDifferentialTests.cost(random, specs.get(0));
+						long cost = cost(random, specs.get(0), buckets);
 						long maxDelay = switch (random.nextInt(3)) {
 							case 0 -> RateLimitStore.NO_MAX_DELAY;
 							case 1 -> random.nextInt(3_000_000);
@@ -173,7 +196,7 @@ class RedisCoalescingTests {
 				}
 				else {
 					for (int i = 0; i < size; i++) {
-						costs[i] = RedisDifferentialTests.cost(random, specs.get(0));
+						costs[i] = cost(random, specs.get(0), buckets);
 						maxDelays[i] = (random.nextInt(3) == 0) ? random.nextInt(3_000_000)
 								: RateLimitStore.NO_MAX_DELAY;
 					}
@@ -210,6 +233,10 @@ class RedisCoalescingTests {
 		if (runs) {
 			assertThat(crossing).as("runs of identical requests crossing the limit").isGreaterThan(steps / 20);
 		}
+	}
+
+	private static long cost(Random random, LimitSpec spec, boolean buckets) {
+		return buckets ? RedisDifferentialTests.bucketCost(random, spec) : RedisDifferentialTests.cost(random, spec);
 	}
 
 	/**

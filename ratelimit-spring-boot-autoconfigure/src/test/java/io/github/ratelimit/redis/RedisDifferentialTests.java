@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.ToLongBiFunction;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -72,6 +75,25 @@ class RedisDifferentialTests {
 	@ValueSource(ints = { 1, 2, 3, 4 })
 	void bothStoresDecideAlikeOnRandomTraces(int seed) {
 		int steps = Integer.getInteger("ratelimit.differential.steps", DEFAULT_STEPS) / SEEDS;
+		trace(seed, steps, new Traffic(RedisDifferentialTests::randomSpec, RedisDifferentialTests::changed,
+				RedisDifferentialTests::cost, RedisDifferentialTests::advance));
+	}
+
+	/**
+	 * As {@link #bothStoresDecideAlikeOnRandomTraces}, on token bucket, GCRA and leaky
+	 * bucket at limits whose emission interval is no whole number of microseconds: from 3
+	 * per second to one per nanosecond, bursts up to the largest, and changes of limit
+	 * (whose fractions of a microsecond the state counts in), window and burst.
+	 */
+	@ParameterizedTest
+	@ValueSource(ints = { 1, 2, 3, 4 })
+	void bothStoresDecideAlikeOnBucketsAtEveryScale(int seed) {
+		int steps = Integer.getInteger("ratelimit.differential.steps", DEFAULT_STEPS) / SEEDS / 4;
+		trace(seed, steps, new Traffic(RedisDifferentialTests::randomBucket, RedisDifferentialTests::changedBucket,
+				RedisDifferentialTests::bucketCost, RedisDifferentialTests::advanceBucket));
+	}
+
+	private void trace(int seed, int steps, Traffic traffic) {
 		ManualTimeSource time = new ManualTimeSource(START);
 		InMemoryRateLimitStore memory = InMemoryRateLimitStore.builder()
 			.timeSource(time)
@@ -89,23 +111,23 @@ class RedisDifferentialTests {
 			Random random = new Random(seed);
 			List<List<LimitSpec>> limits = new ArrayList<>();
 			for (int k = 0; k < KEYS.length; k++) {
-				limits.add(List.of(randomSpec(random)));
+				limits.add(List.of(traffic.spec().apply(random)));
 			}
 			int allowed = 0;
 			int rejected = 0;
 			for (int step = 0; step < steps; step++) {
 				int k = random.nextInt(KEYS.length);
 				String key = KEYS[k];
-				advance(time, random, limits.get(k).get(0));
+				traffic.advance().advance(time, random, limits.get(k).get(0));
 				List<LimitSpec> specs = limits.get(k);
 				String context = "seed " + seed + ", step " + step + ", key " + key + ", " + specs + ", t="
 						+ time.nowMicros();
 				int op = random.nextInt(100);
 				if (op < 8) {
-					limits.set(k, changed(random, specs));
+					limits.set(k, traffic.change().apply(random, specs));
 				}
 				else if (op < 16) {
-					long cost = cost(random, specs.get(0));
+					long cost = traffic.cost().applyAsLong(random, specs.get(0));
 					memory.refund(bucket, key, specs, cost);
 					redisStore.refund(bucket, key, specs, cost);
 				}
@@ -118,7 +140,7 @@ class RedisDifferentialTests {
 					redisStore.reset(bucket, key, specs);
 				}
 				else {
-					long cost = cost(random, specs.get(0));
+					long cost = traffic.cost().applyAsLong(random, specs.get(0));
 					long maxDelay = (random.nextInt(4) == 0) ? (long) random.nextInt(3_000_000)
 							: RateLimitStore.NO_MAX_DELAY;
 					Decision expected = memory.decide(bucket, key, specs, cost, maxDelay);
@@ -135,6 +157,19 @@ class RedisDifferentialTests {
 			assertThat(allowed).as("allowed decisions").isGreaterThan(steps / 10);
 			assertThat(rejected).as("rejected decisions").isGreaterThan(steps / 10);
 		}
+	}
+
+	/** How a trace draws its limits, their changes, costs and the time between steps. */
+	private record Traffic(Function<Random, LimitSpec> spec,
+			BiFunction<Random, List<LimitSpec>, List<LimitSpec>> change, ToLongBiFunction<Random, LimitSpec> cost,
+			Clock advance) {
+	}
+
+	@FunctionalInterface
+	private interface Clock {
+
+		void advance(ManualTimeSource time, Random random, LimitSpec spec);
+
 	}
 
 	static void assertSame(Decision expected, Decision actual, String context) {
@@ -217,6 +252,89 @@ class RedisDifferentialTests {
 		List<LimitSpec> result = new ArrayList<>(specs);
 		result.set(0, next);
 		return List.copyOf(result);
+	}
+
+	/**
+	 * A token bucket, GCRA or leaky bucket whose emission interval is rarely a whole
+	 * number of microseconds: limits from 3 to one per nanosecond (primes among them),
+	 * windows from 1 ms to a year, bursts from 1 to the largest {@link LimitSpec}
+	 * accepts.
+	 */
+	static LimitSpec randomBucket(Random random) {
+		Algorithm[] buckets = { Algorithm.TOKEN_BUCKET, Algorithm.GCRA, Algorithm.LEAKY_BUCKET };
+		Duration[] windows = { Duration.ofMillis(1), Duration.ofSeconds(1), Duration.ofHours(1), Duration.ofDays(1),
+				Duration.ofDays(365) };
+		while (true) {
+			Duration window = windows[random.nextInt(windows.length)];
+			long nanos = window.toNanos();
+			long limit = switch (random.nextInt(4)) {
+				case 0 -> new long[] { 3, 7, 999_983, 1_000_000_007L }[random.nextInt(4)];
+				case 1 -> 1 + (long) (random.nextDouble() * Math.min(LimitSpec.MAX_LIMIT, nanos));
+				case 2 -> Math.min(LimitSpec.MAX_LIMIT, nanos) - random.nextInt(1000);
+				default -> 1 + random.nextInt(1000);
+			};
+			long largestBurst = Math.min(LimitSpec.MAX_LIMIT, (1L << 53) / Math.max(1, nanos / Math.max(1, limit)));
+			long burst = switch (random.nextInt(3)) {
+				case 0 -> 1 + random.nextInt(5);
+				case 1 -> largestBurst;
+				default -> 1 + (long) (random.nextDouble() * largestBurst);
+			};
+			try {
+				return LimitSpec.builder()
+					.algorithm(buckets[random.nextInt(buckets.length)])
+					.limit(limit)
+					.window(window)
+					.burst(burst)
+					.build();
+			}
+			catch (IllegalArgumentException ex) {
+				// A combination LimitSpec refuses: draw again.
+			}
+		}
+	}
+
+	/** One change of a bucket: its limit, window or burst, or a new bucket. */
+	static List<LimitSpec> changedBucket(Random random, List<LimitSpec> specs) {
+		LimitSpec spec = specs.get(0);
+		LimitSpec drawn = randomBucket(random);
+		LimitSpec.Builder builder = spec.toBuilder();
+		switch (random.nextInt(4)) {
+			case 0 -> builder.limit(drawn.limit());
+			case 1 -> builder.window(drawn.window());
+			case 2 -> builder.burst(drawn.burst());
+			default -> {
+				return List.of(drawn);
+			}
+		}
+		try {
+			return List.of(builder.build());
+		}
+		catch (IllegalArgumentException ex) {
+			// A combination LimitSpec refuses: no change.
+			return specs;
+		}
+	}
+
+	static long bucketCost(Random random, LimitSpec spec) {
+		return switch (random.nextInt(8)) {
+			case 0 -> spec.burst();
+			case 1 -> spec.burst() + 1;
+			case 2, 3 -> 1 + (long) (random.nextDouble() * spec.burst());
+			default -> 1 + random.nextInt((int) Math.min(3, spec.burst()));
+		};
+	}
+
+	/** Nothing, a microsecond, a few permits' time, or up to the whole refill time. */
+	static void advanceBucket(ManualTimeSource time, Random random, LimitSpec spec) {
+		double permit = (double) spec.windowMicros() / spec.limit();
+		double refill = permit * spec.burst();
+		switch (random.nextInt(8)) {
+			case 0, 1 -> {
+			}
+			case 2 -> time.advanceMicros(1);
+			case 3, 4 -> time.advanceMicros((long) (random.nextDouble() * 3 * permit));
+			default -> time.advanceMicros((long) (random.nextDouble() * refill));
+		}
 	}
 
 }

@@ -1,8 +1,16 @@
 package io.github.ratelimit.redis;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Base64;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Random;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
@@ -77,6 +85,111 @@ class RedisKeysTests {
 			names.add(this.keys.keys(pair[0], pair[1], this.limits)[0]);
 		}
 		assertThat(names).hasSize(pairs.size());
+	}
+
+	@Test
+	void anUnpairedSurrogateIsEncodedAsItsOwnBytes() {
+		assertThat(RedisKeys.encode("a\uD800")).isEqualTo("a%ED%A0%80");
+		assertThat(RedisKeys.encode("a?")).isEqualTo("a?");
+		assertThat(RedisKeys.encode("a\uDC00" + "y".repeat(200)))
+			.isEqualTo("#z3pQXdSDUyiz1c1DSzCFGjyxVjgvVjzOaQsrqxM27ok");
+		assertThat(this.keys.keys("b\uDBFF", "a\uD800", this.limits))
+			.doesNotContainAnyElementsOf(List.of(this.keys.keys("b?", "a?", this.limits)));
+	}
+
+	@Test
+	void existingNamesDoNotChange() {
+		assertThat(RedisKeys.encode("ünïcödé ✓")).isEqualTo("%C3%BCn%C3%AFc%C3%B6d%C3%A9%20%E2%9C%93");
+		assertThat(RedisKeys.encode("\uD83D\uDE00")).isEqualTo("%F0%9F%98%80");
+		assertThat(RedisKeys.encode("x".repeat(10_000))).isEqualTo("#5O6X7CUnSdIJZEfoSWKNDXc09RcAQW7vuzNXS_Cz7nU");
+		assertThat(RedisKeys.encode("{".repeat(100))).isEqualTo("#GBMZTlhUeOmwAKHZW2nVl_xH1r5ka1DuMhh73X4JyR8");
+		Random random = new Random(11);
+		for (int i = 0; i < 20_000; i++) {
+			String part = withoutUnpairedSurrogates(randomPart(random));
+			assertThat(RedisKeys.encode(part)).as("part %d of %d chars", i, part.length())
+				.isEqualTo(utf8Encoding(part));
+		}
+	}
+
+	/**
+	 * Arbitrary strings (lone surrogates, braces, {@code %}, control characters, long
+	 * ones), and each of them with its unpaired surrogates replaced by what UTF-8
+	 * encoders write instead: no two distinct strings share an encoding, and no encoding
+	 * holds a brace, a colon, a space, a control or a non-ASCII character.
+	 */
+	@Test
+	void distinctPartsNeverShareAnEncoding() {
+		Pattern printable = Pattern.compile("[\\x21-\\x7E&&[^{}:]]*");
+		Random random = new Random(7);
+		Map<String, String> partByEncoding = new HashMap<>();
+		for (int i = 0; i < 20_000; i++) {
+			String part = randomPart(random);
+			for (String variant : List.of(part, part.replaceAll("\\p{Cs}", "?"), part.replaceAll("\\p{Cs}", "\uFFFD"),
+					withoutUnpairedSurrogates(part))) {
+				String encoded = RedisKeys.encode(variant);
+				String earlier = partByEncoding.putIfAbsent(encoded, variant);
+				assertThat(earlier).as("the part sharing the encoding %s", encoded).isIn(null, variant);
+				assertThat(encoded).matches(printable);
+			}
+		}
+		assertThat(partByEncoding).hasSizeGreaterThan(20_000);
+	}
+
+	/**
+	 * A string of up to 40 chars, or sometimes up to 300, drawn from surrogates, ASCII
+	 * (controls and braces included), the characters the encoding treats specially, and
+	 * any char.
+	 */
+	private static String randomPart(Random random) {
+		int length = (random.nextInt(10) == 0) ? random.nextInt(300) : random.nextInt(40);
+		StringBuilder part = new StringBuilder(length);
+		String special = "?{}%#:\u0000\uFFFD\uD800\uDBFF\uDC00\uDFFF";
+		for (int i = 0; i < length; i++) {
+			part.append(switch (random.nextInt(4)) {
+				case 0 -> (char) (0xD800 + random.nextInt(0x800));
+				case 1 -> (char) random.nextInt(0x80);
+				case 2 -> special.charAt(random.nextInt(special.length()));
+				default -> (char) random.nextInt(0x10000);
+			});
+		}
+		return part.toString();
+	}
+
+	private static String withoutUnpairedSurrogates(String part) {
+		StringBuilder valid = new StringBuilder();
+		for (int i = 0; i < part.length(); i++) {
+			char c = part.charAt(i);
+			if (Character.isHighSurrogate(c) && i + 1 < part.length() && Character.isLowSurrogate(part.charAt(i + 1))) {
+				valid.append(c).append(part.charAt(++i));
+			}
+			else if (!Character.isSurrogate(c)) {
+				valid.append(c);
+			}
+		}
+		return valid.toString();
+	}
+
+	/**
+	 * The encoding of a valid string before unpaired surrogates had bytes of their own.
+	 */
+	private static String utf8Encoding(String part) {
+		String safe = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~@/=+!*'(),;$&[]|^<>?";
+		byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+		StringBuilder encoded = new StringBuilder();
+		for (byte b : bytes) {
+			int c = b & 0xFF;
+			encoded.append((c < 128 && safe.indexOf(c) >= 0) ? String.valueOf((char) c) : String.format("%%%02X", c));
+		}
+		if (bytes.length <= RedisKeys.MAX_PART_LENGTH && encoded.length() <= RedisKeys.MAX_PART_LENGTH) {
+			return encoded.toString();
+		}
+		try {
+			byte[] hash = MessageDigest.getInstance("SHA-256").digest(bytes);
+			return "#" + Base64.getUrlEncoder().withoutPadding().encodeToString(hash);
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	@Test

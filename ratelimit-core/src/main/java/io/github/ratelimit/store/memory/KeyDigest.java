@@ -1,12 +1,15 @@
 package io.github.ratelimit.store.memory;
 
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
+import io.github.ratelimit.store.KeyBytes;
+
 /**
- * Replaces an over-long key by a fixed-size digest that cannot collide with a short key.
+ * Replaces an over-long key by a fixed-size digest that cannot collide with a short key,
+ * nor with another long key: it digests the key's {@link KeyBytes}, which differ for
+ * different keys (unpaired surrogates included).
  */
 final class KeyDigest {
 
@@ -18,7 +21,7 @@ final class KeyDigest {
 
 	static String digest(String key) {
 		try {
-			byte[] hash = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+			byte[] hash = MessageDigest.getInstance("SHA-256").digest(KeyBytes.of(key));
 			return MARKER + "sha256:" + HexFormat.of().formatHex(hash);
 		}
 		catch (NoSuchAlgorithmException ex) {
