@@ -50,12 +50,12 @@ final class RateLimitPropertiesValidator {
 		for (int i = 0; i < trustedProxies.size(); i++) {
 			String proxy = trustedProxies.get(i);
 			try {
-				AddressRange.parse(String.valueOf(proxy));
+				AddressRange.parse(proxy);
 			}
 			catch (IllegalArgumentException ex) {
-				// The list as a whole: Spring Boot reports its value and origin however
-				// it
-				// was written (a comma-separated value has no element of its own).
+				// On the list: Spring Boot finds its value however it was written (a
+				// comma-separated value has no element of its own); the entry is named
+				// here.
 				errors.rejectValue("client-ip.trusted-proxies", "invalid",
 						"[" + i + "] '" + proxy + "' is not an IP address or CIDR range: " + ex.getMessage()
 								+ "; write e.g. 10.0.0.0/8, 2001:db8::/32 or 192.168.1.10");

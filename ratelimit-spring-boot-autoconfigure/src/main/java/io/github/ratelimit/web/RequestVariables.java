@@ -14,11 +14,11 @@ import org.springframework.expression.EvaluationContext;
  * (the reactive stack adds {@code #exchange}).
  * <p>
  * Every stack also offers {@code #clientIp}: the address of the client as text, e.g.
- * {@code 10.0.0.7}, so that a rule keyed by client address reads the same on every stack
- * ({@code #request.remoteAddr} on servlets, whose reactive request has a
- * {@code remoteAddress} of another type instead), and behind proxies is the client's
- * address as far as the trusted proxies tell it (see
- * {@link io.github.ratelimit.clientip.ClientIpResolver}).
+ * {@code 10.0.0.7}, so that a rule keyed by client address reads the same on every stack,
+ * and behind proxies is the client's address as far as the trusted proxies tell it (see
+ * {@link io.github.ratelimit.clientip.ClientIpResolver}); unlike
+ * {@code #request.remoteAddr}, which a forwarded-header filter may have taken from a
+ * header any client can send.
  *
  * @author ratelimit-spring-boot-starter authors
  */
