@@ -21,10 +21,11 @@ import io.github.ratelimit.Algorithm;
  * What the annotation sets is the code's default: {@code ratelimit.buckets.<bucket>.*} in
  * configuration overrides it, and {@code ratelimit.defaults.*} fills what neither sets.
  * Expressions are SpEL, parsed once at startup, with the method arguments by name,
- * {@code #args}, {@code #method}, {@code #target}, {@code #request}, {@code #principal}
- * and beans as {@code @name}. Repeat the annotation to apply several buckets; a call then
- * passes only if every bucket allows it, and permits taken from the others are given back
- * when one rejects.
+ * {@code #args}, {@code #method}, {@code #target}, {@code #request}, {@code #clientIp}
+ * (the client's address, as filter rules see it, see {@code ratelimit.client-ip}),
+ * {@code #principal} and beans as {@code @name}. Repeat the annotation to apply several
+ * buckets; a call then passes only if every bucket allows it, and permits taken from the
+ * others are given back when one rejects.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -42,8 +43,8 @@ public @interface RateLimited {
 	String bucket() default "";
 
 	/**
-	 * SpEL for the key within the bucket, e.g. {@code #username} or
-	 * {@code #request.remoteAddr}. Empty means one limit shared by every caller.
+	 * SpEL for the key within the bucket, e.g. {@code #username} or {@code #clientIp}.
+	 * Empty means one limit shared by every caller.
 	 * @return the key expression
 	 */
 	String key() default "";

@@ -4,10 +4,14 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ClassUtils;
 
+import io.github.ratelimit.clientip.ClientIpResolver;
+
 /**
  * Who is calling: the current servlet request and principal, for the {@code #request} and
- * {@code #principal} variables. Spring Web, the Servlet API and Spring Security are
- * optional, so each is reached through a holder class that is loaded only when present.
+ * {@code #principal} variables, and the client's address of a servlet or reactive
+ * request, for {@code #clientIp}. Spring Web, the Servlet API, WebFlux and Spring
+ * Security are optional, so each is reached through a holder class that is loaded only
+ * when present.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -18,6 +22,10 @@ final class CallerContext {
 	private static final boolean SERVLET_PRESENT = ClassUtils
 		.isPresent("org.springframework.web.context.request.RequestContextHolder", CLASS_LOADER)
 			&& ClassUtils.isPresent("jakarta.servlet.http.HttpServletRequest", CLASS_LOADER);
+
+	private static final boolean REACTIVE_PRESENT = ClassUtils
+		.isPresent("org.springframework.web.filter.reactive.ServerWebExchangeContextFilter", CLASS_LOADER)
+			&& ClassUtils.isPresent("reactor.core.publisher.Mono", CLASS_LOADER);
 
 	private static final boolean SECURITY_PRESENT = ClassUtils
 		.isPresent("org.springframework.security.core.context.SecurityContextHolder", CLASS_LOADER);
@@ -31,6 +39,25 @@ final class CallerContext {
 	 */
 	static @Nullable Object currentRequest() {
 		return SERVLET_PRESENT ? ServletRequests.current() : null;
+	}
+
+	/**
+	 * Returns the client's address of the caller's request.
+	 * @param clientIps works out the address
+	 * @param request the caller's {@code HttpServletRequest} or {@code ServerHttpRequest}
+	 * @return the address, or {@code null} outside a web request
+	 */
+	static @Nullable String clientIp(ClientIpResolver clientIps, @Nullable Object request) {
+		if (request == null) {
+			return null;
+		}
+		if (SERVLET_PRESENT && ServletRequests.isRequest(request)) {
+			return ServletRequests.clientIp(clientIps, request);
+		}
+		if (REACTIVE_PRESENT && ReactiveExchanges.isRequest(request)) {
+			return ReactiveExchanges.clientIp(clientIps, request);
+		}
+		return null;
 	}
 
 	/**

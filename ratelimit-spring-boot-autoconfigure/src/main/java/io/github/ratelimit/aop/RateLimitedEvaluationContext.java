@@ -12,14 +12,17 @@ import org.springframework.expression.BeanResolver;
 import org.springframework.expression.PropertyAccessor;
 
 import io.github.ratelimit.aop.operation.RateLimitedMethod;
+import io.github.ratelimit.clientip.ClientIpResolver;
 import io.github.ratelimit.expression.CachingPropertyAccessor;
 
 /**
  * The SpEL context of one call: the arguments by name (and as {@code #p0}/{@code #a0}),
- * {@code #args}, {@code #method}, {@code #target}, {@code #request}, {@code #principal},
- * beans as {@code @name}, and after the call {@code #result} and {@code #exception}.
- * {@code #request} and {@code #principal} are looked up only when an expression uses
- * them, so calls whose expressions do not pay nothing for them.
+ * {@code #args}, {@code #method}, {@code #target}, {@code #request}, {@code #clientIp}
+ * (the client's address of the caller's request, as the filter rules see it),
+ * {@code #principal}, beans as {@code @name}, and after the call {@code #result} and
+ * {@code #exception}. {@code #request}, {@code #clientIp} and {@code #principal} are
+ * looked up only when an expression uses them, so calls whose expressions do not pay
+ * nothing for them.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -31,6 +34,8 @@ final class RateLimitedEvaluationContext extends MethodBasedEvaluationContext {
 
 	static final String EXCHANGE = "exchange";
 
+	static final String CLIENT_IP = "clientIp";
+
 	/**
 	 * Shared so its per-class caches survive: a fresh accessor per call reflects every
 	 * time.
@@ -39,15 +44,26 @@ final class RateLimitedEvaluationContext extends MethodBasedEvaluationContext {
 
 	private final Set<String> parameterNames;
 
+	private final ClientIpResolver clientIps;
+
+	/** The caller's web request, whatever an argument named {@code request} holds. */
+	private @Nullable Object callerRequest;
+
+	private boolean callerRequestResolved;
+
 	private boolean requestResolved;
+
+	private boolean clientIpResolved;
 
 	private boolean principalResolved;
 
 	RateLimitedEvaluationContext(RateLimitedMethod rateLimitedMethod, @Nullable Object[] arguments,
-			@Nullable Object target, @Nullable BeanResolver beanResolver, ParameterNameDiscoverer discoverer) {
+			@Nullable Object target, @Nullable BeanResolver beanResolver, ParameterNameDiscoverer discoverer,
+			ClientIpResolver clientIps) {
 		super(null, rateLimitedMethod.method(), arguments, discoverer);
 		setPropertyAccessors(PROPERTY_ACCESSORS);
 		this.parameterNames = rateLimitedMethod.parameterNames();
+		this.clientIps = clientIps;
 		Method method = rateLimitedMethod.method();
 		setVariable("args", arguments);
 		setVariable("method", method);
@@ -65,8 +81,13 @@ final class RateLimitedEvaluationContext extends MethodBasedEvaluationContext {
 		}
 		if (REQUEST.equals(name) && !this.requestResolved) {
 			this.requestResolved = true;
-			value = CallerContext.currentRequest();
+			value = callerRequest();
 			setVariable(REQUEST, value);
+		}
+		else if (CLIENT_IP.equals(name) && !this.clientIpResolved) {
+			this.clientIpResolved = true;
+			value = CallerContext.clientIp(this.clientIps, callerRequest());
+			setVariable(CLIENT_IP, value);
 		}
 		else if (PRINCIPAL.equals(name) && !this.principalResolved) {
 			this.principalResolved = true;
@@ -77,11 +98,13 @@ final class RateLimitedEvaluationContext extends MethodBasedEvaluationContext {
 	}
 
 	/**
-	 * Resolves {@code #request} and {@code #principal} now, on the calling thread, for
-	 * expressions evaluated later on another thread ({@code refundWhen} of an
-	 * asynchronous method), where the thread-bound values are gone.
+	 * Resolves {@code #request} (also for {@code #clientIp}) and {@code #principal} now,
+	 * on the calling thread, for expressions evaluated later on another thread
+	 * ({@code refundWhen} of an asynchronous method), where the thread-bound values are
+	 * gone.
 	 */
 	void captureCaller() {
+		callerRequest();
 		lookupVariable(REQUEST);
 		lookupVariable(PRINCIPAL);
 	}
@@ -94,6 +117,8 @@ final class RateLimitedEvaluationContext extends MethodBasedEvaluationContext {
 	 * @param request its request
 	 */
 	void setExchange(Object exchange, Object request) {
+		this.callerRequest = request;
+		this.callerRequestResolved = true;
 		if (!this.parameterNames.contains(EXCHANGE)) {
 			setVariable(EXCHANGE, exchange);
 		}
@@ -101,6 +126,14 @@ final class RateLimitedEvaluationContext extends MethodBasedEvaluationContext {
 			this.requestResolved = true;
 			setVariable(REQUEST, request);
 		}
+	}
+
+	private @Nullable Object callerRequest() {
+		if (!this.callerRequestResolved) {
+			this.callerRequestResolved = true;
+			this.callerRequest = CallerContext.currentRequest();
+		}
+		return this.callerRequest;
 	}
 
 	/**

@@ -21,6 +21,7 @@ import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.aop.operation.RateLimitedMethod;
 import io.github.ratelimit.aop.operation.RateLimitedOperationSource;
 import io.github.ratelimit.aop.operation.ReturnKind;
+import io.github.ratelimit.clientip.ClientIpResolver;
 import io.github.ratelimit.expression.NullKeyPolicy;
 
 /**
@@ -54,15 +55,20 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 
 	private final @Nullable ReactorRateLimiting reactor;
 
+	private final ClientIpResolver clientIps;
+
 	/**
 	 * Creates an interceptor.
 	 * @param source the operations of each method
 	 * @param acquirer takes the permits, waits and gives them back (its waiter decides
 	 * the clock, how calls wait and where asynchronous calls continue)
 	 * @param nullKeyPolicy what to do when a key evaluates to {@code null}
+	 * @param clientIps works out {@code #clientIp}
 	 */
-	public RateLimitedInterceptor(RateLimitedOperationSource source, Acquirer acquirer, NullKeyPolicy nullKeyPolicy) {
+	public RateLimitedInterceptor(RateLimitedOperationSource source, Acquirer acquirer, NullKeyPolicy nullKeyPolicy,
+			ClientIpResolver clientIps) {
 		this.source = Objects.requireNonNull(source, "'source' must not be null");
+		this.clientIps = Objects.requireNonNull(clientIps, "'clientIps' must not be null");
 		this.acquirer = Objects.requireNonNull(acquirer, "'acquirer' must not be null");
 		Objects.requireNonNull(nullKeyPolicy, "'nullKeyPolicy' must not be null");
 		this.planner = new CallPlanner(source.expressions(), nullKeyPolicy);
@@ -111,7 +117,7 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 	private RateLimitedEvaluationContext context(MethodInvocation invocation, RateLimitedMethod method,
 			@Nullable Object target) {
 		return new RateLimitedEvaluationContext(method, invocation.getArguments(), target, this.source.beanResolver(),
-				this.source.parameterNameDiscoverer());
+				this.source.parameterNameDiscoverer(), this.clientIps);
 	}
 
 	private @Nullable Object invokeBlocking(MethodInvocation invocation, RateLimitedMethod method,

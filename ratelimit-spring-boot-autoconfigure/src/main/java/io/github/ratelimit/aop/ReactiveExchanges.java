@@ -1,15 +1,20 @@
 package io.github.ratelimit.aop;
 
+import org.jspecify.annotations.Nullable;
 import reactor.util.context.ContextView;
 
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.web.server.ServerWebExchange;
+
+import io.github.ratelimit.clientip.ClientIpResolver;
+import io.github.ratelimit.clientip.reactive.ReactiveClientIp;
 
 /**
  * Finds the WebFlux exchange a subscription serves, in the subscriber's context (where
  * the rate limit web filter, or Spring's {@link ServerWebExchangeContextFilter}, puts
- * it). Loaded only when Spring's reactive web classes are present (see
- * {@link ReactorRateLimiting}).
+ * it), and the client's address of its request. Loaded only when Spring's reactive web
+ * classes are present (see {@link ReactorRateLimiting} and {@link CallerContext}).
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -29,6 +34,14 @@ final class ReactiveExchanges {
 		if (exchange != null) {
 			context.setExchange(exchange, exchange.getRequest());
 		}
+	}
+
+	static boolean isRequest(Object request) {
+		return request instanceof ServerHttpRequest;
+	}
+
+	static @Nullable String clientIp(ClientIpResolver clientIps, Object request) {
+		return ReactiveClientIp.resolve(clientIps, (ServerHttpRequest) request);
 	}
 
 }

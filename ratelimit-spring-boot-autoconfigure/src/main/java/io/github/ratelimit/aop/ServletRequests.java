@@ -7,6 +7,9 @@ import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
+import io.github.ratelimit.clientip.ClientIpResolver;
+import io.github.ratelimit.clientip.servlet.ServletClientIp;
+
 /**
  * Reads the servlet request bound to the current thread. Loaded only when Spring Web and
  * the Servlet API are present (see {@link CallerContext}); returns {@code Object} so that
@@ -26,6 +29,14 @@ final class ServletRequests {
 	static @Nullable Object currentPrincipal() {
 		HttpServletRequest request = request();
 		return (request != null) ? request.getUserPrincipal() : null;
+	}
+
+	static boolean isRequest(Object request) {
+		return request instanceof HttpServletRequest;
+	}
+
+	static @Nullable String clientIp(ClientIpResolver clientIps, Object request) {
+		return ServletClientIp.resolve(clientIps, (HttpServletRequest) request);
 	}
 
 	private static @Nullable HttpServletRequest request() {

@@ -13,10 +13,10 @@ class InvalidExpressionFailureAnalyzer extends ConfigurationFailureAnalyzer<Inva
 	String action(InvalidExpressionException cause) {
 		if (cause.getWhere().startsWith("ratelimit.")) {
 			return "Correct " + cause.getWhere() + ": SpEL that sees the request as #request (e.g. "
-					+ "#request.remoteAddr or #request.getHeader('X-Api-Key')) and beans as @name.";
+					+ "#request.getHeader('X-Api-Key')), the client's address as #clientIp and beans as @name.";
 		}
 		return "Correct the expression of " + cause.getWhere() + ": SpEL that sees the method's arguments by name "
-				+ "(e.g. #username), #args, #request, #principal and beans as @name.";
+				+ "(e.g. #username), #args, #request, #clientIp, #principal and beans as @name.";
 	}
 
 }

@@ -22,6 +22,7 @@ import io.github.ratelimit.aop.RateLimitedInterceptor;
 import io.github.ratelimit.aop.operation.RateLimitedMethodValidator;
 import io.github.ratelimit.aop.operation.RateLimitedOperationSource;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.clientip.ClientIpResolver;
 import io.github.ratelimit.expression.RateLimitExpressions;
 
 /**
@@ -71,8 +72,8 @@ public final class RateLimitAopAutoConfiguration {
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	RateLimitedInterceptor rateLimitedInterceptor(RateLimitedOperationSource source, Acquirer rateLimitAcquirer,
-			RateLimitProperties properties) {
-		return new RateLimitedInterceptor(source, rateLimitAcquirer, properties.getNullKey());
+			RateLimitProperties properties, ClientIpResolver clientIps) {
+		return new RateLimitedInterceptor(source, rateLimitAcquirer, properties.getNullKey(), clientIps);
 	}
 
 	/**

@@ -28,6 +28,8 @@ import io.github.ratelimit.bucket.InMemoryLiveLimitsStore;
 import io.github.ratelimit.bucket.LiveLimits;
 import io.github.ratelimit.bucket.LiveLimitsStore;
 import io.github.ratelimit.bucket.RateLimiters;
+import io.github.ratelimit.clientip.AddressRange;
+import io.github.ratelimit.clientip.ClientIpResolver;
 import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.status.StoreStatus;
 import io.github.ratelimit.status.StoreStatusSource;
@@ -122,6 +124,18 @@ public final class RateLimitAutoConfiguration {
 	UnservedFilterRulesWarning rateLimitUnservedFilterRulesWarning(RateLimitProperties properties,
 			ListableBeanFactory beanFactory) {
 		return new UnservedFilterRulesWarning(properties, beanFactory);
+	}
+
+	/**
+	 * Works out {@code #clientIp} from {@code ratelimit.client-ip}, for the filter rules
+	 * of both web stacks, {@code @RateLimited} and the gateway alike.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	ClientIpResolver rateLimitClientIpResolver(RateLimitProperties properties) {
+		RateLimitProperties.ClientIp clientIp = properties.getClientIp();
+		return new ClientIpResolver(clientIp.getTrustedProxies().stream().map(AddressRange::parse).toList(),
+				clientIp.getTrustedHops(), clientIp.getHeader());
 	}
 
 	@Bean

@@ -80,6 +80,8 @@ public class RateLimitProperties implements Validator {
 
 	private final Filter filter = new Filter();
 
+	private final ClientIp clientIp = new ClientIp();
+
 	private final Redis redis = new Redis();
 
 	private final Breaker breaker = new Breaker();
@@ -148,6 +150,10 @@ public class RateLimitProperties implements Validator {
 
 	public Filter getFilter() {
 		return this.filter;
+	}
+
+	public ClientIp getClientIp() {
+		return this.clientIp;
 	}
 
 	public Redis getRedis() {
@@ -403,8 +409,10 @@ public class RateLimitProperties implements Validator {
 		private final List<String> methods = new ArrayList<>();
 
 		/**
-		 * SpEL for the key, with #request (the HttpServletRequest) and beans as @name,
-		 * e.g. #request.remoteAddr. Empty means one limit shared by every client.
+		 * SpEL for the key, with #clientIp (the client's address, see
+		 * ratelimit.client-ip), #request (the HttpServletRequest, or on WebFlux the
+		 * ServerHttpRequest) and beans as @name, e.g. #clientIp. Empty means one limit
+		 * shared by every client.
 		 */
 		private String key = "";
 
@@ -443,6 +451,63 @@ public class RateLimitProperties implements Validator {
 
 		public void setCost(String cost) {
 			this.cost = cost;
+		}
+
+	}
+
+	/**
+	 * How #clientIp finds the client's address behind proxies, on every request stack.
+	 */
+	public static class ClientIp {
+
+		/**
+		 * Addresses or CIDR ranges of the proxies in front of the application whose
+		 * forwarded header #clientIp believes, e.g. 10.0.0.0/8, 2001:db8::/32 or
+		 * 127.0.0.1. Starting from the address of the connection, #clientIp walks the
+		 * header from the right past every trusted proxy; the first address that is not
+		 * one is the client. A header from a connection that is not a trusted proxy is
+		 * ignored. Empty trusts no proxy: #clientIp is the address of the connection.
+		 */
+		private List<String> trustedProxies = new ArrayList<>();
+
+		/**
+		 * How many proxies in front of the application are trusted whatever their
+		 * address, counting the connection's peer as the first. For proxies whose
+		 * addresses are not known in advance; only safe when clients cannot reach the
+		 * application but through all of them. Adds to trusted-proxies.
+		 */
+		private int trustedHops;
+
+		/**
+		 * The header the trusted proxies put the client's address in: X-Forwarded-For (a
+		 * list each proxy appends to), Forwarded (RFC 7239, its for= parameters), or a
+		 * header holding one address, such as X-Real-IP. Only this header is read: a
+		 * client could send another.
+		 */
+		private String header = "X-Forwarded-For";
+
+		public List<String> getTrustedProxies() {
+			return this.trustedProxies;
+		}
+
+		public void setTrustedProxies(List<String> trustedProxies) {
+			this.trustedProxies = trustedProxies;
+		}
+
+		public int getTrustedHops() {
+			return this.trustedHops;
+		}
+
+		public void setTrustedHops(int trustedHops) {
+			this.trustedHops = trustedHops;
+		}
+
+		public String getHeader() {
+			return this.header;
+		}
+
+		public void setHeader(String header) {
+			this.header = header;
 		}
 
 	}

@@ -1,11 +1,13 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.springframework.validation.Errors;
 
 import io.github.ratelimit.bucket.LimitSettings;
 import io.github.ratelimit.bucket.LimitSettings.InvalidLimitException;
+import io.github.ratelimit.clientip.AddressRange;
 
 /**
  * Checks the {@code ratelimit.*} settings that are not limits of a bucket (those are
@@ -33,6 +35,7 @@ final class RateLimitPropertiesValidator {
 		if (properties.getMemory().getMaxKeys() < 1) {
 			errors.rejectValue("memory.max-keys", "invalid", "must be at least 1");
 		}
+		validateClientIp(properties.getClientIp(), errors);
 		LimitSettings defaults = RateLimitSettingsMapper.limit(properties.getDefaults());
 		try {
 			defaults.toSpec();
@@ -40,6 +43,39 @@ final class RateLimitPropertiesValidator {
 		catch (InvalidLimitException ex) {
 			errors.rejectValue("defaults." + ex.getField(), "invalid", ex.getReason());
 		}
+	}
+
+	private static void validateClientIp(RateLimitProperties.ClientIp clientIp, Errors errors) {
+		List<String> trustedProxies = clientIp.getTrustedProxies();
+		for (int i = 0; i < trustedProxies.size(); i++) {
+			String proxy = trustedProxies.get(i);
+			try {
+				AddressRange.parse(proxy);
+			}
+			catch (IllegalArgumentException ex) {
+				// On the list: Spring Boot finds its value however it was written (a
+				// comma-separated value has no element of its own); the entry is named
+				// here.
+				errors.rejectValue("client-ip.trusted-proxies", "invalid",
+						"[" + i + "] '" + proxy + "' is not an IP address or CIDR range: " + ex.getMessage()
+								+ "; write e.g. 10.0.0.0/8, 2001:db8::/32 or 192.168.1.10");
+			}
+		}
+		if (clientIp.getTrustedHops() < 0) {
+			errors.rejectValue("client-ip.trusted-hops", "invalid", "must not be negative (0 trusts no hop)");
+		}
+		String header = clientIp.getHeader();
+		if (header == null || header.isBlank()
+				|| !header.trim().chars().allMatch(RateLimitPropertiesValidator::token)) {
+			errors.rejectValue("client-ip.header", "invalid",
+					"must be a header name, e.g. X-Forwarded-For, Forwarded or X-Real-IP");
+		}
+	}
+
+	/** A character of an HTTP token (RFC 9110), which a header name is. */
+	private static boolean token(int c) {
+		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+				|| "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
 	}
 
 }

@@ -13,6 +13,7 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.clientip.ClientIpResolver;
 import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.web.FilterRules;
 import io.github.ratelimit.web.RateLimitHeaders;
@@ -59,8 +60,9 @@ public final class RateLimitWebAutoConfiguration {
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitProperties properties,
 			BucketRegistry registry, RateLimitExpressions expressions, Acquirer rateLimitAcquirer,
-			RateLimitResponses responses) {
-		FilterRules rules = FilterRulesFactory.create(properties, registry, expressions, new ServletRequestVariables());
+			RateLimitResponses responses, ClientIpResolver clientIps) {
+		FilterRules rules = FilterRulesFactory.create(properties, registry, expressions,
+				new ServletRequestVariables(clientIps));
 		RateLimitFilter filter = new RateLimitFilter(rules, rateLimitAcquirer, responses);
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		registration.setName("rateLimitFilter");

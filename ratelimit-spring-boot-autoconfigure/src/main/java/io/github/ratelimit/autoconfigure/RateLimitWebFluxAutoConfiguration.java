@@ -12,6 +12,7 @@ import org.springframework.web.server.WebFilter;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.clientip.ClientIpResolver;
 import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.web.RateLimitHeaders;
 import io.github.ratelimit.web.reactive.ExchangeVariables;
@@ -51,9 +52,10 @@ public final class RateLimitWebFluxAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
 	RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, BucketRegistry registry,
-			RateLimitExpressions expressions, Acquirer rateLimitAcquirer, ReactiveRateLimitResponses responses) {
+			RateLimitExpressions expressions, Acquirer rateLimitAcquirer, ReactiveRateLimitResponses responses,
+			ClientIpResolver clientIps) {
 		return new RateLimitWebFilter(
-				FilterRulesFactory.create(properties, registry, expressions, new ExchangeVariables()),
+				FilterRulesFactory.create(properties, registry, expressions, new ExchangeVariables(clientIps)),
 				rateLimitAcquirer, responses, properties.getFilter().getOrder());
 	}
 

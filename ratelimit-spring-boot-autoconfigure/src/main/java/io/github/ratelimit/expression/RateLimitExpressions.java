@@ -15,6 +15,9 @@ import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.PropertyAccessor;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 
@@ -99,6 +102,32 @@ public final class RateLimitExpressions {
 					"SpEL '" + expression.getExpressionString() + "' in " + where + " failed: " + ex.getMessage(),
 					where, expression.getExpressionString(), ex);
 		}
+	}
+
+	/**
+	 * Returns whether an expression reads a variable, so that a value that costs work
+	 * (such as {@code #clientIp}) is worked out only for expressions that read it.
+	 * @param expression the parsed expression
+	 * @param name the variable's name, without {@code #}
+	 * @return {@code true} when the expression refers to {@code #name}
+	 */
+	public static boolean readsVariable(Expression expression, String name) {
+		if (expression instanceof SpelExpression spel) {
+			return readsVariable(spel.getAST(), "#" + name);
+		}
+		return expression.getExpressionString().contains("#" + name);
+	}
+
+	private static boolean readsVariable(SpelNode node, String reference) {
+		if (node instanceof VariableReference && reference.equals(node.toStringAST())) {
+			return true;
+		}
+		for (int i = 0; i < node.getChildCount(); i++) {
+			if (readsVariable(node.getChild(i), reference)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

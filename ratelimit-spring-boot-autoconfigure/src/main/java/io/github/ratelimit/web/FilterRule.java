@@ -354,7 +354,7 @@ public final class FilterRule {
 		/**
 		 * Sets the SpEL for the key; empty (the default) means one limit shared by every
 		 * client.
-		 * @param key the expression, e.g. {@code #request.remoteAddr}
+		 * @param key the expression, e.g. {@code #clientIp}
 		 * @return this builder
 		 */
 		public Builder key(String key) {

@@ -28,7 +28,7 @@ import io.github.ratelimit.expression.RateLimitExpressions;
  * API): SpEL finds that method, an exact match for a text argument, on the request's
  * class. If the method throws, the expression is evaluated through SpEL after all, so
  * that it fails with SpEL's error. {@code #clientIp} alone is read the same way, from the
- * stack.
+ * stack, and worked out only for expressions that read it.
  * <p>
  * {@code #request.<property>} naming a property the request type lacks and the stack
  * knows to be a mistake fails at startup, with the stack's hint: on a reactive request,
@@ -69,6 +69,8 @@ final class RequestExpression {
 
 	private final boolean clientIpOnly;
 
+	private final boolean readsClientIp;
+
 	private RequestExpression(Expression expression, String where, RateLimitExpressions expressions,
 			RequestVariables variables, @Nullable Method getter, Object[] arguments) {
 		this.expression = expression;
@@ -78,6 +80,7 @@ final class RequestExpression {
 		this.getter = getter;
 		this.arguments = arguments;
 		this.clientIpOnly = CLIENT_IP.equals(expression.getExpressionString().trim());
+		this.readsClientIp = RateLimitExpressions.readsVariable(expression, RequestVariables.CLIENT_IP);
 	}
 
 	/**
@@ -130,6 +133,9 @@ final class RequestExpression {
 		}
 		StandardEvaluationContext context = this.expressions.context(null);
 		this.variables.bind(exchange, context);
+		if (this.readsClientIp) {
+			context.setVariable(RequestVariables.CLIENT_IP, this.variables.clientIp(exchange));
+		}
 		return this.expressions.evaluate(this.expression, context, this.where);
 	}
 

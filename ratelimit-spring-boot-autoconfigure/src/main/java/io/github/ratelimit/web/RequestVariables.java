@@ -14,9 +14,11 @@ import org.springframework.expression.EvaluationContext;
  * (the reactive stack adds {@code #exchange}).
  * <p>
  * Every stack also offers {@code #clientIp}: the address of the client as text, e.g.
- * {@code 10.0.0.7}, so that a rule keyed by client address reads the same on every stack
- * ({@code #request.remoteAddr} on servlets, whose reactive request has a
- * {@code remoteAddress} of another type instead).
+ * {@code 10.0.0.7}, so that a rule keyed by client address reads the same on every stack,
+ * and behind proxies is the client's address as far as the trusted proxies tell it (see
+ * {@link io.github.ratelimit.clientip.ClientIpResolver}); unlike
+ * {@code #request.remoteAddr}, which a forwarded-header filter may have taken from a
+ * header any client can send.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -46,14 +48,14 @@ public interface RequestVariables {
 	@Nullable String clientIp(Object exchange);
 
 	/**
-	 * Sets the variables of a request in an evaluation context: {@code #request},
-	 * {@code #clientIp} and whatever else the stack offers.
+	 * Sets the variables of a request in an evaluation context: {@code #request} and
+	 * whatever else the stack offers, but not {@code #clientIp}, which is worked out only
+	 * for expressions that read it.
 	 * @param exchange the filter's object for the request
 	 * @param context the context
 	 */
 	default void bind(Object exchange, EvaluationContext context) {
 		context.setVariable("request", request(exchange));
-		context.setVariable(CLIENT_IP, clientIp(exchange));
 	}
 
 	/**

@@ -128,6 +128,48 @@ class RateLimitedInterceptorTests {
 	}
 
 	@Test
+	void clientIpShouldBeTheConnectionsAddressWhenNoProxyIsTrusted() {
+		run((context) -> {
+			Greeter greeter = context.getBean(Greeter.class);
+			int admitted = 0;
+			for (int i = 1; i <= 30; i++) {
+				MockHttpServletRequest request = new MockHttpServletRequest();
+				request.setRemoteAddr("203.0.113.9");
+				request.addHeader("X-Forwarded-For", "198.51.100." + i);
+				RequestContextHolder.setRequestAttributes(new ServletRequestAttributes(request));
+				try {
+					greeter.fromClient();
+					admitted++;
+				}
+				catch (RateLimitExceededException ex) {
+					assertThat(ex.getBucket()).isEqualTo("clientIp");
+				}
+			}
+			assertThat(admitted).isEqualTo(10);
+			assertThat(observer(context).last().key()).isEqualTo("203.0.113.9");
+		});
+	}
+
+	@Test
+	void clientIpShouldBeWorkedOutPastTheTrustedProxies() {
+		ApplicationContextRunner trusting = this.runner
+			.withPropertyValues("ratelimit.client-ip.trusted-proxies=10.0.0.0/8")
+			.withBean(BucketRegistry.class, () -> new BucketRegistry(LimitSettings.NONE, Map.of()));
+		trusting.run((context) -> {
+			Greeter greeter = context.getBean(Greeter.class);
+			MockHttpServletRequest request = new MockHttpServletRequest();
+			request.setRemoteAddr("10.0.0.1");
+			request.addHeader("X-Forwarded-For", "192.0.2.1, 198.51.100.7, 10.0.0.2");
+			RequestContextHolder.setRequestAttributes(new ServletRequestAttributes(request));
+			greeter.fromClient();
+			assertThat(observer(context).last().key()).isEqualTo("198.51.100.7");
+			// An argument of that name keeps its own value.
+			greeter.clientIpArgument("an argument");
+			assertThat(observer(context).last().key()).isEqualTo("an argument");
+		});
+	}
+
+	@Test
 	void skipWhenTrueShouldLeaveTheCallUnlimited() {
 		run((context) -> {
 			Greeter greeter = context.getBean(Greeter.class);
@@ -583,6 +625,16 @@ class RateLimitedInterceptorTests {
 		@RateLimited(bucket = "request", key = "#request.remoteAddr", limit = 1, window = "1m")
 		public String fromRequest() {
 			return "request";
+		}
+
+		@RateLimited(bucket = "clientIp", key = "#clientIp", limit = 10, window = "1m")
+		public String fromClient() {
+			return "client";
+		}
+
+		@RateLimited(bucket = "clientIpArgument", key = "#clientIp", limit = 10, window = "1m")
+		public String clientIpArgument(String clientIp) {
+			return clientIp;
 		}
 
 		@RateLimited(bucket = "unlessAdmin", limit = 1, window = "1m", skipWhen = "#name == 'admin'")

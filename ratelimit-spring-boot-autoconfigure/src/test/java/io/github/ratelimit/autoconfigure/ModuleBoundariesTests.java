@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code web}, {@code aop}, {@code actuate}, {@code metrics}, {@code failover}) never
  * import each other and meet only in {@code autoconfigure}, the only package that may use
  * Spring Boot's auto-configuration API; the shared packages depend on no integration; the
- * request-stack-neutral part of {@code web} uses no servlet type; the startup side of
- * {@code @RateLimited} does not depend on its per-call side.
+ * request-stack-neutral parts of {@code web} and {@code clientip} use no type of a
+ * request stack; the startup side of {@code @RateLimited} does not depend on its per-call
+ * side.
  */
 class ModuleBoundariesTests {
 
@@ -88,6 +89,33 @@ class ModuleBoundariesTests {
 	}
 
 	@Test
+	void theClientIpIsWorkedOutWithoutATypeOfARequestStack() {
+		noClasses().that()
+			.resideInAPackage("io.github.ratelimit.clientip")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("jakarta.servlet..", "org.springframework.web..", "org.springframework.http..",
+					"reactor..", "io.github.ratelimit.clientip.servlet..", "io.github.ratelimit.clientip.reactive..")
+			.allowEmptyShould(false)
+			.check(classes);
+		noClasses().that()
+			.resideInAPackage("io.github.ratelimit.clientip.reactive..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("jakarta.servlet..", "io.github.ratelimit.clientip.servlet..")
+			.allowEmptyShould(false)
+			.check(classes);
+		noClasses().that()
+			.resideInAPackage("io.github.ratelimit.clientip.servlet..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("org.springframework.http.server.reactive..", "reactor..",
+					"io.github.ratelimit.clientip.reactive..")
+			.allowEmptyShould(false)
+			.check(classes);
+	}
+
+	@Test
 	void theServletAndTheReactiveStacksDoNotMeet() {
 		noClasses().that()
 			.resideInAPackage("io.github.ratelimit.web.reactive..")
@@ -147,7 +175,7 @@ class ModuleBoundariesTests {
 
 	@Test
 	void theSharedPackagesDoNotDependOnIntegrations() {
-		for (String shared : List.of("annotation", "bucket", "expression", "status")) {
+		for (String shared : List.of("annotation", "bucket", "clientip", "expression", "status")) {
 			noClasses().that()
 				.resideInAPackage("io.github.ratelimit." + shared + "..")
 				.should()

@@ -31,6 +31,7 @@ import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.bucket.BucketSource;
 import io.github.ratelimit.bucket.LimitSettings;
 import io.github.ratelimit.bucket.RateLimiters;
+import io.github.ratelimit.clientip.ClientIpResolver;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 import io.github.ratelimit.store.RateLimitStore;
@@ -267,6 +268,37 @@ class RateLimitAutoConfigurationTests {
 	@Test
 	void aKeyPrefixWithBracesFailsStartupNamingTheProperty() {
 		assertStartupFailure("ratelimit.key-prefix=rl{x}", "Property: ratelimit.key-prefix Value: rl{x}", "braces");
+	}
+
+	@Test
+	void aMalformedTrustedProxyFailsStartupNamingThePropertyAndTheValue() {
+		assertStartupFailure("ratelimit.client-ip.trusted-proxies=10.0.0.0/8,10.0.0/8",
+				"Property: ratelimit.client-ip.trusted-proxies Value: [10.0.0.0/8, 10.0.0/8] Reason: [1] '10.0.0/8' is"
+						+ " not an IP address or CIDR range: '10.0.0' is not an IP address; write e.g. 10.0.0.0/8");
+		assertStartupFailure("ratelimit.client-ip.trusted-proxies[0]=::1", "ratelimit.client-ip.trusted-proxies[1]=/8",
+				"ratelimit.client-ip.trusted-proxies[2]=2001:db8::/129",
+				"Property: ratelimit.client-ip.trusted-proxies Value: [::1, /8, 2001:db8::/129] Reason: [1] '/8'",
+				"Property: ratelimit.client-ip.trusted-proxies Value: [::1, /8, 2001:db8::/129] Reason: [2]"
+						+ " '2001:db8::/129' is not an IP address or CIDR range: the prefix length 129 is more than the"
+						+ " 128 bits of an IPv6 address");
+	}
+
+	@Test
+	void negativeTrustedHopsOrABadHeaderFailStartupNamingTheProperty() {
+		assertStartupFailure("ratelimit.client-ip.trusted-hops=-1", "Property: ratelimit.client-ip.trusted-hops",
+				"must not be negative");
+		assertStartupFailure("ratelimit.client-ip.header=X Forwarded For", "Property: ratelimit.client-ip.header",
+				"must be a header name");
+	}
+
+	@Test
+	void theClientIpResolverTrustsWhatTheClientIpPropertiesSay() {
+		this.runner.run((context) -> assertThat(context.getBean(ClientIpResolver.class).trustsNothing()).isTrue());
+		this.runner
+			.withPropertyValues("ratelimit.client-ip.trusted-proxies=10.0.0.0/8, ::1",
+					"ratelimit.client-ip.trusted-hops=1", "ratelimit.client-ip.header=Forwarded")
+			.run((context) -> assertThat(context.getBean(ClientIpResolver.class))
+				.hasToString("Forwarded past trusted proxies [10.0.0.0/8, ::1/128] and 1 hop"));
 	}
 
 	@Test

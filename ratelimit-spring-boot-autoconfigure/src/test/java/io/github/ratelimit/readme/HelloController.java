@@ -10,9 +10,9 @@ import io.github.ratelimit.annotation.RateLimited;
 @RestController
 class HelloController {
 
-	// 5 per minute per client address; #request is the ServerHttpRequest being served.
+	// 5 per minute per client address (see "Client IP behind a proxy").
 	@GetMapping("/hello")
-	@RateLimited(bucket = "hello", key = "#request.remoteAddress.hostString", limit = 5, window = "1m")
+	@RateLimited(bucket = "hello", key = "#clientIp", limit = 5, window = "1m")
 	Mono<String> hello() {
 		return Mono.just("hello");
 	}

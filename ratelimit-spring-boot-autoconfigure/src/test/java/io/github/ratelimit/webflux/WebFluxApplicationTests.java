@@ -30,12 +30,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * filter rule's 429 body and headers, honest {@code Retry-After}, one limit per client,
  * shadow mode, leaky bucket delays, and rejections of {@code @RateLimited} methods
  * returning {@code Mono} and {@code Flux} turned into the same 429 without an error log.
- * Client addresses come from {@code X-Forwarded-For}, trusted as the README says (with
- * {@code server.forward-headers-strategy=framework}). Each test starts on a fresh hour of
- * the manual clock, so no limit state carries over.
+ * Client addresses come from {@code X-Forwarded-For}, trusted as the README says: the
+ * test client connects from the loopback address, trusted as a proxy with
+ * {@code ratelimit.client-ip.trusted-proxies}. Each test starts on a fresh hour of the
+ * manual clock, so no limit state carries over.
  */
 @SpringBootTest(classes = WebFluxTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "spring.main.web-application-type=reactive", "server.forward-headers-strategy=framework",
+		properties = { "spring.main.web-application-type=reactive", "ratelimit.client-ip.trusted-proxies=127.0.0.1,::1",
 				"ratelimit.store=memory", "ratelimit.buckets.api.algorithm=sliding-window-counter",
 				"ratelimit.buckets.api.limit=10", "ratelimit.buckets.api.window=10s",
 				"ratelimit.buckets.search.limit=3", "ratelimit.buckets.search.window=1m",

@@ -60,4 +60,17 @@ final class Backend implements AutoCloseable {
 		return client.send(request, HttpResponse.BodyHandlers.ofString());
 	}
 
+	/**
+	 * Sends a GET through a gateway with an {@code X-Forwarded-For} header, and returns
+	 * its status.
+	 */
+	static int getForwardedFor(HttpClient client, int port, String path, String forwardedFor) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+			.header("X-Forwarded-For", forwardedFor)
+			.timeout(Duration.ofSeconds(30))
+			.GET()
+			.build();
+		return client.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+	}
+
 }

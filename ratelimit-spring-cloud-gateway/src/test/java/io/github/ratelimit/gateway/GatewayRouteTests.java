@@ -5,10 +5,13 @@ import java.net.http.HttpResponse;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewayFilterFactory;
 import org.springframework.test.context.ActiveProfiles;
@@ -21,10 +24,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Real gateway routes on Netty, limited by {@link BucketRateLimiter} through the
  * {@code RequestRateLimiter} filter with the application's key resolver, in front of a
  * local backend; in-memory store (no Redis in this gateway). The routes are in
- * {@code application-routes.yml}, the first one as the README shows it.
+ * {@code application-routes.yml}, the first one as the README shows it. No proxy is
+ * trusted: the route keyed by {@link ClientIpKeyResolver} keys by the connection.
  */
 @SpringBootTest(classes = GatewayTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT)
 @ActiveProfiles("routes")
+@ExtendWith(OutputCaptureExtension.class)
 class GatewayRouteTests {
 
 	private static final Backend backend = Backend.start();
@@ -103,6 +108,24 @@ class GatewayRouteTests {
 			assertThat(response.statusCode()).isEqualTo(200);
 			assertThat(response.headers().firstValue("RateLimit")).isEmpty();
 		}
+	}
+
+	@Test
+	void aRouteKeyedByClientIpIgnoresTheForwardedHeadersOfAClientThatIsNoTrustedProxy(CapturedOutput output)
+			throws Exception {
+		int admitted = 0;
+		for (int i = 1; i <= 30; i++) {
+			int status = Backend.getForwardedFor(this.client, this.port, "/per-client/x", "198.51.100." + i);
+			assertThat(status).isIn(200, 429);
+			admitted += (status == 200) ? 1 : 0;
+		}
+		assertThat(admitted).isEqualTo(10);
+		assertThat(output).containsOnlyOnce("carries a X-Forwarded-For header, which was ignored for #clientIp");
+	}
+
+	@Test
+	void theClientIpKeyResolverIsNoDefaultKeyResolver() {
+		assertThat(this.requestRateLimiter.getDefaultKeyResolver()).isNotInstanceOf(ClientIpKeyResolver.class);
 	}
 
 	private HttpResponse<String> get(String path, String user) throws Exception {

@@ -18,7 +18,7 @@ import io.github.ratelimit.annotation.RateLimited;
 class SearchController {
 
 	@GetMapping("/api/search")
-	@RateLimited(bucket = "search", key = "#request.remoteAddr")
+	@RateLimited(bucket = "search", key = "#clientIp")
 	Map<String, Object> search(@RequestParam(defaultValue = "") String q) {
 		return Map.of("query", q, "results", List.of());
 	}

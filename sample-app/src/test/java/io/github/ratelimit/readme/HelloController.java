@@ -8,9 +8,9 @@ import io.github.ratelimit.annotation.RateLimited;
 @RestController
 class HelloController {
 
-	// 5 per minute per client address; #request is the current HttpServletRequest.
+	// 5 per minute per client address (see "Client IP behind a proxy").
 	@GetMapping("/hello")
-	@RateLimited(bucket = "hello", key = "#request.remoteAddr", limit = 5, window = "1m")
+	@RateLimited(bucket = "hello", key = "#clientIp", limit = 5, window = "1m")
 	String hello() {
 		return "hello";
 	}

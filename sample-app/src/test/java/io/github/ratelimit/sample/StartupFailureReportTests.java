@@ -39,6 +39,16 @@ class StartupFailureReportTests {
 	}
 
 	@Test
+	void aMalformedTrustedProxyIsReportedNamingThePropertyAndTheValue(CapturedOutput output) {
+		fail("--ratelimit.client-ip.trusted-proxies=10.0.0.0/8,10.0.0/8");
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("Property: ratelimit.client-ip.trusted-proxies")
+			.contains("Value: \"[10.0.0.0/8, 10.0.0/8]\"")
+			.contains("Reason: [1] '10.0.0/8' is not an IP address or CIDR range: '10.0.0' is not an IP address;"
+					+ " write e.g. 10.0.0.0/8, 2001:db8::/32 or 192.168.1.10");
+	}
+
+	@Test
 	void aRedisStoreWithoutRedisIsReportedWithWhatIsMissing(CapturedOutput output) {
 		fail("--ratelimit.store=redis");
 		assertThat(output).contains("APPLICATION FAILED TO START")

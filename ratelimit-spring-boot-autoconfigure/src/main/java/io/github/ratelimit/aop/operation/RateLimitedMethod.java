@@ -56,7 +56,7 @@ public final class RateLimitedMethod {
 					operation.skipWhen(), operation.refundWhen()))
 			.filter(Objects::nonNull)
 			.map(Expression::getExpressionString)
-			.anyMatch((text) -> reads(text, "request") || reads(text, "exchange"));
+			.anyMatch((text) -> reads(text, "request") || reads(text, "exchange") || reads(text, "clientIp"));
 	}
 
 	private boolean reads(String expression, String variable) {
@@ -126,9 +126,10 @@ public final class RateLimitedMethod {
 	}
 
 	/**
-	 * Returns whether an expression reads {@code #request} or {@code #exchange} from the
-	 * web request (rather than from an argument of that name): on a reactive stack that
-	 * request is found in the subscriber's context, not on the calling thread.
+	 * Returns whether an expression reads {@code #request}, {@code #exchange} or
+	 * {@code #clientIp} from the web request (rather than from an argument of that name):
+	 * on a reactive stack that request is found in the subscriber's context, not on the
+	 * calling thread.
 	 * @return {@code true} when some expression may read the request
 	 */
 	public boolean readsRequest() {

@@ -26,8 +26,8 @@ import org.springframework.expression.spel.standard.SpelExpression;
 final class UnnamedParameterCheck {
 
 	/** Variables the evaluation context sets itself, whatever the parameter names. */
-	private static final Set<String> BUILT_IN = Set.of("args", "method", "target", "request", "principal", "exchange",
-			"result", "exception", "root", "this");
+	private static final Set<String> BUILT_IN = Set.of("args", "method", "target", "request", "clientIp", "principal",
+			"exchange", "result", "exception", "root", "this");
 
 	/** Arguments by position, which need no names: {@code #p0}, {@code #a0}. */
 	private static final Pattern POSITIONAL = Pattern.compile("[ap]\\d+");

@@ -1,7 +1,6 @@
 package io.github.ratelimit.web.reactive;
 
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -9,14 +8,15 @@ import org.springframework.expression.EvaluationContext;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.web.server.ServerWebExchange;
 
+import io.github.ratelimit.clientip.ClientIpResolver;
+import io.github.ratelimit.clientip.reactive.ReactiveClientIp;
 import io.github.ratelimit.web.RequestVariables;
 
 /**
  * What filter rules see of a reactive request: the {@link ServerHttpRequest} as
  * {@code #request}, the {@link ServerWebExchange} as {@code #exchange}, and the client's
- * address as {@code #clientIp} (the host address of
- * {@link ServerHttpRequest#getRemoteAddress()}, without the port, as a servlet's
- * {@code getRemoteAddr()} gives it).
+ * address as {@code #clientIp}, which the {@link ClientIpResolver} works out from the
+ * connection and the proxies it trusts (without the port, as on servlets).
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -24,6 +24,16 @@ public final class ExchangeVariables implements RequestVariables {
 
 	/** The variable that holds the exchange. */
 	public static final String EXCHANGE = "exchange";
+
+	private final ClientIpResolver clientIps;
+
+	/**
+	 * Creates the variables.
+	 * @param clientIps works out {@code #clientIp}
+	 */
+	public ExchangeVariables(ClientIpResolver clientIps) {
+		this.clientIps = Objects.requireNonNull(clientIps, "'clientIps' must not be null");
+	}
 
 	@Override
 	public Class<?> requestType() {
@@ -37,7 +47,7 @@ public final class ExchangeVariables implements RequestVariables {
 
 	@Override
 	public @Nullable String clientIp(Object exchange) {
-		return clientIp(((ServerWebExchange) exchange).getRequest());
+		return ReactiveClientIp.resolve(this.clientIps, ((ServerWebExchange) exchange).getRequest());
 	}
 
 	@Override
@@ -49,28 +59,12 @@ public final class ExchangeVariables implements RequestVariables {
 	@Override
 	public String hint(String property) {
 		if (property.equals("remoteAddr")) {
-			return "on WebFlux the client address is #clientIp (e.g. 10.0.0.7, the same on servlets), "
-					+ "or #request.remoteAddress.hostString";
+			return "on WebFlux the client address is #clientIp (e.g. 10.0.0.7, the same on servlets)";
 		}
 		if (property.equals("requestURI") || property.equals("servletPath")) {
 			return "on WebFlux the path is #request.path.value()";
 		}
 		return "";
-	}
-
-	/**
-	 * Returns the client's address as text.
-	 * @param request the request
-	 * @return the address without the port, or {@code null} when the server does not know
-	 * it (e.g. a Unix domain socket)
-	 */
-	static @Nullable String clientIp(ServerHttpRequest request) {
-		InetSocketAddress remote = request.getRemoteAddress();
-		if (remote == null) {
-			return null;
-		}
-		InetAddress address = remote.getAddress();
-		return (address != null) ? address.getHostAddress() : remote.getHostString();
 	}
 
 }

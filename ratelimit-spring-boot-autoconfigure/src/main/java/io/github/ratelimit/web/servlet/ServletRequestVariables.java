@@ -1,16 +1,32 @@
 package io.github.ratelimit.web.servlet;
 
-import jakarta.servlet.http.HttpServletRequest;
+import java.util.Objects;
 
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.clientip.ClientIpResolver;
+import io.github.ratelimit.clientip.servlet.ServletClientIp;
 import io.github.ratelimit.web.RequestVariables;
 
 /**
  * What filter rules see of a servlet request: the {@code HttpServletRequest} as
- * {@code #request}, and its {@code getRemoteAddr()} as {@code #clientIp}.
+ * {@code #request}, and the client's address as {@code #clientIp}, which the
+ * {@link ClientIpResolver} works out from the connection and the proxies it trusts.
  *
  * @author ratelimit-spring-boot-starter authors
  */
 public final class ServletRequestVariables implements RequestVariables {
+
+	private final ClientIpResolver clientIps;
+
+	/**
+	 * Creates the variables.
+	 * @param clientIps works out {@code #clientIp}
+	 */
+	public ServletRequestVariables(ClientIpResolver clientIps) {
+		this.clientIps = Objects.requireNonNull(clientIps, "'clientIps' must not be null");
+	}
 
 	@Override
 	public Class<?> requestType() {
@@ -23,8 +39,8 @@ public final class ServletRequestVariables implements RequestVariables {
 	}
 
 	@Override
-	public String clientIp(Object exchange) {
-		return ((HttpServletRequest) exchange).getRemoteAddr();
+	public @Nullable String clientIp(Object exchange) {
+		return ServletClientIp.resolve(this.clientIps, (HttpServletRequest) exchange);
 	}
 
 }

@@ -27,6 +27,8 @@ import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.Bucket;
 import io.github.ratelimit.acquire.LimitMode;
 import io.github.ratelimit.acquire.ManualWaiter;
+import io.github.ratelimit.clientip.AddressRange;
+import io.github.ratelimit.clientip.ClientIpResolver;
 import io.github.ratelimit.expression.NullKeyPolicy;
 import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.store.RateLimitStore;
@@ -53,6 +55,8 @@ class RateLimitWebFilterTests {
 
 	/** A whole number of minutes since the epoch, so fixed windows start here. */
 	private static final long START_MICROS = 28_333_333L * 60_000_000L;
+
+	private static final LimitSpec TEN_PER_MINUTE = LimitSpec.of(10, "1m", Algorithm.FIXED_WINDOW);
 
 	private final ManualTimeSource time = new ManualTimeSource(START_MICROS);
 
@@ -125,6 +129,41 @@ class RateLimitWebFilterTests {
 	}
 
 	@Test
+	void forgedForwardedHeadersShouldShareTheKeyOfTheConnection() {
+		WebTestClient client = client(ClientIpResolver.trustingNothing());
+		int admitted = 0;
+		for (int i = 1; i <= 30; i++) {
+			admitted += admitted(client.get()
+				.uri("/a")
+				.header(RemoteAddressFromHeader.HEADER, "203.0.113.9")
+				.header("X-Forwarded-For", "198.51.100." + i)
+				.header("Forwarded", "for=198.51.101." + i)
+				.header("X-Real-IP", "198.51.102." + i));
+		}
+		assertThat(admitted).isEqualTo(10);
+	}
+
+	@Test
+	void aTrustedProxyShouldGiveEachClientItsOwnKey() {
+		WebTestClient client = client(new ClientIpResolver(List.of(AddressRange.parse("10.0.0.0/8")), 0, "Forwarded"));
+		int clients = 0;
+		int oneClient = 0;
+		for (int i = 1; i <= 30; i++) {
+			clients += admitted(client.get()
+				.uri("/a")
+				.header(RemoteAddressFromHeader.HEADER, "10.0.0.1")
+				.header("Forwarded", "for=\"[2001:db8::" + i + "]:4711\""));
+			oneClient += admitted(client.get()
+				.uri("/a")
+				.header(RemoteAddressFromHeader.HEADER, "::ffff:10.0.0.1")
+				.header("Forwarded", "for=192.0.2." + i + ", for=198.51.100.7;proto=https"));
+		}
+		assertThat(clients).as("30 clients, one request each").isEqualTo(30);
+		assertThat(oneClient).as("one client, 30 requests").isEqualTo(10);
+		assertThat(this.store.peek("ten", "198.51.100.7", List.of(TEN_PER_MINUTE)).remaining()).isZero();
+	}
+
+	@Test
 	void expressionsShouldSeeTheRequestAndTheExchange() {
 		Bucket tiny = bucket("tiny", LimitMode.ENFORCE, LimitSpec.of(1, "1m", Algorithm.FIXED_WINDOW));
 		WebTestClient client = client(HeadersMode.DRAFT, MatchMode.ALL,
@@ -156,8 +195,8 @@ class RateLimitWebFilterTests {
 	@Test
 	void aServletPropertyOfTheRequestShouldFailTheRuleWithTheReactiveWay() {
 		assertThatIllegalStateException()
-			.isThrownBy(
-					() -> rule(0, this.api).key("#request.remoteAddr").build(this.expressions, new ExchangeVariables()))
+			.isThrownBy(() -> rule(0, this.api).key("#request.remoteAddr")
+				.build(this.expressions, new ExchangeVariables(ClientIpResolver.trustingNothing())))
 			.withMessageContaining("ratelimit.filter.rules[0].key")
 			.withMessageContaining("#request.remoteAddr")
 			.withMessageContaining("ServerHttpRequest")
@@ -321,7 +360,8 @@ class RateLimitWebFilterTests {
 	@Test
 	void unavailableStoreShouldRespondWith503() {
 		Acquirer failing = Acquirer.builder(new UnavailableStore()).waiter(this.waiter).build();
-		FilterRules rules = new FilterRules(List.of(rule(0, this.api).build(this.expressions, new ExchangeVariables())),
+		FilterRules rules = new FilterRules(List
+			.of(rule(0, this.api).build(this.expressions, new ExchangeVariables(ClientIpResolver.trustingNothing()))),
 				MatchMode.FIRST);
 		RateLimitWebFilter filter = new RateLimitWebFilter(rules, failing,
 				new ReactiveRateLimitResponses(new RateLimitHeaders(HeadersMode.DRAFT)), 0);
@@ -367,11 +407,26 @@ class RateLimitWebFilterTests {
 
 	private RateLimitWebFilter filter(HeadersMode mode, MatchMode match, FilterRule.Builder... rules) {
 		List<FilterRule> built = Arrays.stream(rules)
-			.map((rule) -> rule.build(this.expressions, new ExchangeVariables()))
+			.map((rule) -> rule.build(this.expressions, new ExchangeVariables(ClientIpResolver.trustingNothing())))
 			.toList();
 		Acquirer acquirer = Acquirer.builder(this.store).waiter(this.waiter).build();
 		return new RateLimitWebFilter(new FilterRules(built, match), acquirer,
 				new ReactiveRateLimitResponses(new RateLimitHeaders(mode)), -110);
+	}
+
+	private WebTestClient client(ClientIpResolver clientIps) {
+		Bucket ten = bucket("ten", LimitMode.ENFORCE, TEN_PER_MINUTE);
+		FilterRule rule = rule(0, ten).key("#clientIp").build(this.expressions, new ExchangeVariables(clientIps));
+		RateLimitWebFilter filter = new RateLimitWebFilter(new FilterRules(List.of(rule), MatchMode.FIRST),
+				Acquirer.builder(this.store).waiter(this.waiter).build(),
+				new ReactiveRateLimitResponses(new RateLimitHeaders(HeadersMode.DRAFT)), -110);
+		return WebTestClient.bindToWebHandler(handler()).webFilter(new RemoteAddressFromHeader(), filter).build();
+	}
+
+	private static int admitted(WebTestClient.RequestHeadersSpec<?> request) {
+		int status = request.exchange().returnResult(byte[].class).getStatus().value();
+		assertThat(status).isIn(200, 429);
+		return (status == 200) ? 1 : 0;
 	}
 
 	private WebTestClient client(HeadersMode mode, MatchMode match, FilterRule.Builder... rules) {

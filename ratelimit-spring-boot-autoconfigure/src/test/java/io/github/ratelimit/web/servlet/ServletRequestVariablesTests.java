@@ -7,6 +7,7 @@ import org.springframework.mock.web.MockHttpServletRequest;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.acquire.Bucket;
+import io.github.ratelimit.clientip.ClientIpResolver;
 import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.web.FilterRule;
 
@@ -35,7 +36,7 @@ class ServletRequestVariablesTests {
 	private String key(String expression, MockHttpServletRequest request) {
 		return FilterRule.builder("ratelimit.filter.rules[0]", this.bucket)
 			.key(expression)
-			.build(this.expressions, new ServletRequestVariables())
+			.build(this.expressions, new ServletRequestVariables(ClientIpResolver.trustingNothing()))
 			.key(request);
 	}
 

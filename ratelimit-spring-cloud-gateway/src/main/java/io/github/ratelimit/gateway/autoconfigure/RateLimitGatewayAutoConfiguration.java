@@ -19,7 +19,9 @@ import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.clientip.ClientIpResolver;
 import io.github.ratelimit.gateway.BucketRateLimiter;
+import io.github.ratelimit.gateway.ClientIpKeyResolver;
 import io.github.ratelimit.web.RateLimitHeaders;
 
 /**
@@ -27,10 +29,12 @@ import io.github.ratelimit.web.RateLimitHeaders;
  * filter's default limiter. It is {@link Primary}: the gateway auto-configures its own
  * {@code redisRateLimiter} when Redis is present, and the filter takes the one primary
  * {@link RateLimiter}; routes can still pick the gateway's with {@code rate-limiter:
- * "#{@redisRateLimiter}"}. Runs before the gateway's auto-configuration, whose filter
- * factory and default key resolver are conditional on a {@link RateLimiter} bean. Backs
- * off with {@code ratelimit.enabled=false}, without the gateway, when the gateway is
- * disabled, or when the {@code RequestRateLimiter} filter is.
+ * "#{@redisRateLimiter}"}. Also the {@link ClientIpKeyResolver} routes can key by, as
+ * {@code key-resolver: "#{@clientIpKeyResolver}"}. Runs before the gateway's
+ * auto-configuration, whose filter factory and default key resolver are conditional on a
+ * {@link RateLimiter} bean. Backs off with {@code ratelimit.enabled=false}, without the
+ * gateway, when the gateway is disabled, or when the {@code RequestRateLimiter} filter
+ * is.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -51,6 +55,19 @@ public final class RateLimitGatewayAutoConfiguration {
 		// all it holds.
 		return new BucketRateLimiter(registry, rateLimitAcquirer,
 				headers.getIfAvailable(() -> new RateLimitHeaders(properties.getHeaders())), configurationService);
+	}
+
+	/**
+	 * Keys a route by the client's address, for routes that name it. Not a default
+	 * candidate: the filter's default key resolver stays the gateway's own (or the
+	 * application's {@code KeyResolver} bean), which finds this one neither in its way
+	 * nor ambiguous.
+	 */
+	@Bean(defaultCandidate = false)
+	@ConditionalOnMissingBean(name = "clientIpKeyResolver")
+	@ConditionalOnEnabledFilter(RequestRateLimiterGatewayFilterFactory.class)
+	ClientIpKeyResolver clientIpKeyResolver(ClientIpResolver clientIps) {
+		return new ClientIpKeyResolver(clientIps);
 	}
 
 }

@@ -29,6 +29,7 @@ import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.gateway.BucketRateLimiter;
+import io.github.ratelimit.gateway.ClientIpKeyResolver;
 import io.github.ratelimit.web.HeadersMode;
 import io.github.ratelimit.web.RateLimitHeaders;
 
@@ -54,6 +55,16 @@ class RateLimitGatewayAutoConfigurationTests {
 			assertThat(context).hasSingleBean(BucketRateLimiter.class).hasSingleBean(PrincipalNameKeyResolver.class);
 			assertThat(context.getBean(RequestRateLimiterGatewayFilterFactory.class).getDefaultRateLimiter())
 				.isSameAs(context.getBean(BucketRateLimiter.class));
+		});
+	}
+
+	@Test
+	void theClientIpKeyResolverIsThereByNameButTheGatewaysDefaultKeyResolverStays() {
+		this.runner.run((context) -> {
+			assertThat(context).hasBean("clientIpKeyResolver");
+			assertThat(context.getBean("clientIpKeyResolver")).isInstanceOf(ClientIpKeyResolver.class);
+			assertThat(context.getBean(RequestRateLimiterGatewayFilterFactory.class).getDefaultKeyResolver())
+				.isSameAs(context.getBean(PrincipalNameKeyResolver.class));
 		});
 	}
 

@@ -31,7 +31,8 @@ final class ConnectionFirstBurst {
 	 * Fires {@code requests} simultaneous {@code GET}s.
 	 * @param requests how many
 	 * @param path the path and query
-	 * @param clientIp the {@code X-Forwarded-For} value: the client as the servers see it
+	 * @param clientIp the {@code X-Forwarded-For} value: the client as servers that trust
+	 * 127.0.0.1 as a proxy see it
 	 * @param ports the servers' ports, used in turn
 	 * @return the answers, in connection order
 	 */

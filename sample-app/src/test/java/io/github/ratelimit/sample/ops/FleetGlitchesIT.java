@@ -336,7 +336,7 @@ class FleetGlitchesIT {
 		List<String> args = List.of("--spring.profiles.active=redis", "--spring.data.redis.host=" + redis.host(),
 				"--spring.data.redis.port=" + redis.port(), "--ratelimit.buckets.api.algorithm=sliding-log",
 				"--ratelimit.buckets.api.limit=" + LIMIT, "--ratelimit.buckets.api.window=1h",
-				"--server.forward-headers-strategy=framework", "--management.endpoint.ratelimits.access=unrestricted",
+				"--ratelimit.client-ip.trusted-proxies=127.0.0.1", "--management.endpoint.ratelimits.access=unrestricted",
 				"--ratelimit.endpoint.limits-write-enabled=true", "--management.endpoint.health.show-details=always",
 				"--spring.main.banner-mode=off");
 		for (int i = 1; i <= 2; i++) {

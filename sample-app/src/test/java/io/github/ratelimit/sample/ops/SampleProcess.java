@@ -142,7 +142,9 @@ final class SampleProcess implements AutoCloseable {
 	/**
 	 * Sends a {@code GET} as client {@code clientIp}.
 	 * @param path the path
-	 * @param clientIp the {@code X-Forwarded-For} value
+	 * @param clientIp the {@code X-Forwarded-For} value, the client's address for an
+	 * instance that trusts 127.0.0.1 as a proxy
+	 * ({@code --ratelimit.client-ip.trusted-proxies=127.0.0.1})
 	 * @return the status
 	 */
 	int get(String path, String clientIp) {

@@ -24,8 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>
  * Bucket {@code api} ({@code GET /api/greeting}, keyed by client IP) is set to 20 per
  * hour, sliding log: exact, no refill, so "admitted" is a plain count. Each burst comes
- * from a client IP of its own ({@code X-Forwarded-For}, trusted with
- * {@code server.forward-headers-strategy=framework}), so each starts on a fresh key. With
+ * from a client IP of its own ({@code X-Forwarded-For}, believed because the load
+ * generator connects from 127.0.0.1, trusted as a proxy with
+ * {@code ratelimit.client-ip.trusted-proxies}), so each starts on a fresh key. With
  * {@code ratelimit.fallback.instances=2}, each instance enforces half of every limit
  * while Redis is down.
  * <p>
@@ -138,7 +139,7 @@ class TwoInstancesOneLimitIT {
 		List<String> args = List.of("--spring.profiles.active=redis", "--spring.data.redis.host=" + redis.host(),
 				"--spring.data.redis.port=" + redis.port(), "--ratelimit.buckets.api.algorithm=sliding-log",
 				"--ratelimit.buckets.api.limit=" + LIMIT, "--ratelimit.buckets.api.window=1h",
-				"--ratelimit.fallback.instances=2", "--server.forward-headers-strategy=framework",
+				"--ratelimit.fallback.instances=2", "--ratelimit.client-ip.trusted-proxies=127.0.0.1",
 				"--management.endpoint.health.show-details=always", "--spring.main.banner-mode=off");
 		long started = System.nanoTime();
 		for (int i = 1; i <= 2; i++) {
