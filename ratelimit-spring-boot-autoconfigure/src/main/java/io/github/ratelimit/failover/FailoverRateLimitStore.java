@@ -65,6 +65,13 @@ import io.github.ratelimit.store.StoreUnavailableException;
  */
 public final class FailoverRateLimitStore implements RateLimitStore, StoreStatusSource {
 
+	/**
+	 * The instances alive are the most that this many heartbeats counted: a heartbeat
+	 * just after Redis restarted empty, or one an instance was late for, counts fewer
+	 * than there are.
+	 */
+	private static final int RECENT_HEARTBEATS = 6;
+
 	/** How long a write-back waits before it tries a failing primary again. */
 	private static final long WRITE_BACK_RETRY_MILLIS = 100;
 
@@ -112,6 +119,8 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	private volatile boolean heartbeatFailed;
 
 	private volatile @Nullable Heartbeat lastHeartbeat;
+
+	private final RecentMaximum instanceCounts = new RecentMaximum(RECENT_HEARTBEATS);
 
 	/** Runs write-backs, off the request threads; created on first use. */
 	private volatile @Nullable ScheduledExecutorService writer;
@@ -225,7 +234,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.lastHeartbeat = heartbeat;
 		this.heartbeatFailed = false;
 		if (!this.fixedInstances) {
-			this.fallbackLimits.instances(Math.max(1, heartbeat.instances()));
+			this.fallbackLimits.instances(this.instanceCounts.add(heartbeat.instances()));
 		}
 		if (last != null && last.resets() != heartbeat.resets()) {
 			if (this.rejections != null) {
@@ -677,6 +686,31 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 					+ "' is unavailable and ratelimit.failure-mode is closed", cause);
 		}
 		return this.outage.decide(bucket, key, limits, cost, maxDelayMicros, this.mode == FailureMode.OPEN);
+	}
+
+	/**
+	 * The largest of the last few numbers added, at least 1.
+	 */
+	private static final class RecentMaximum {
+
+		private final int[] recent;
+
+		private int next;
+
+		RecentMaximum(int size) {
+			this.recent = new int[size];
+		}
+
+		synchronized int add(int value) {
+			this.recent[this.next] = value;
+			this.next = (this.next + 1) % this.recent.length;
+			int max = 1;
+			for (int count : this.recent) {
+				max = Math.max(max, count);
+			}
+			return max;
+		}
+
 	}
 
 	/**

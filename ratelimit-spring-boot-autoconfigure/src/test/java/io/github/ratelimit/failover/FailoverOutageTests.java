@@ -96,6 +96,19 @@ class FailoverOutageTests {
 	}
 
 	@Test
+	void aHeartbeatThatCountsFewerInstancesLowersTheCountOnlyOnceTheOthersAgree() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		store.heartbeat(beat(3, "e", 0));
+		// Just after Redis restarted empty, the others have not beaten yet.
+		store.heartbeat(beat(1, "e", 0));
+		assertThat(store.instances()).isEqualTo(3);
+		for (int i = 0; i < 5; i++) {
+			store.heartbeat(beat(2, "e", 0));
+		}
+		assertThat(store.instances()).isEqualTo(2);
+	}
+
+	@Test
 	void aConfiguredInstanceCountWinsOverTheHeartbeats() {
 		this.store = FailoverRateLimitStore.builder(this.primary, this.fallback).instances(4).build();
 		this.store.heartbeat(beat(2, "e", 0));

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -170,6 +171,7 @@ class FleetGlitchesIT {
 		long started = System.nanoTime();
 		ConnectionFirstBurst.Result during = steps
 			.run(() -> ConnectionFirstBurst.fire(BURST, GREETING, clientIp, ports), fault);
+		String states = this.instances.stream().map(FleetGlitchesIT::state).collect(Collectors.joining("; "));
 		awaitRecovery(scenario);
 		long recovered = System.nanoTime();
 		ConnectionFirstBurst.Result after = ConnectionFirstBurst.fire(BURST, GREETING, clientIp, ports);
@@ -181,8 +183,9 @@ class FleetGlitchesIT {
 					.add(scenario + ": " + instance + " was " + health + " after the burst that followed recovery");
 			}
 		}
-		String line = String.format("%s: %d admitted in the window (during: %s; after: %s); recovered after %d ms",
-				scenario, admitted, during, after, TimeUnit.NANOSECONDS.toMillis(recovered - started));
+		String line = String.format(
+				"%s: %d admitted in the window (during: %s; after: %s); recovered after %d ms; right after the burst: %s",
+				scenario, admitted, during, after, TimeUnit.NANOSECONDS.toMillis(recovered - started), states);
 		record(line);
 		assertThat(during.count(200) + during.count(429)).as("%s: every request answered 200 or 429", scenario)
 			.isEqualTo(BURST);
@@ -269,6 +272,15 @@ class FleetGlitchesIT {
 				+ ", applied on both instances within " + TimeUnit.NANOSECONDS.toMillis(slowest) + " ms");
 	}
 
+	/**
+	 * What an instance's health tells of its store: state, breaker, failures, instances.
+	 */
+	private static String state(SampleProcess instance) {
+		String health = instance.read("/actuator/health/ratelimit");
+		int details = health.indexOf("\"details\"");
+		return (details < 0) ? health : health.substring(details);
+	}
+
 	private static boolean hasBothChanges(SampleProcess instance) {
 		String listing = instance.read("/actuator/ratelimits");
 		int search = listing.indexOf("\"search\":{\"settings\":{");
@@ -336,7 +348,8 @@ class FleetGlitchesIT {
 		List<String> args = List.of("--spring.profiles.active=redis", "--spring.data.redis.host=" + redis.host(),
 				"--spring.data.redis.port=" + redis.port(), "--ratelimit.buckets.api.algorithm=sliding-log",
 				"--ratelimit.buckets.api.limit=" + LIMIT, "--ratelimit.buckets.api.window=1h",
-				"--ratelimit.client-ip.trusted-proxies=127.0.0.1", "--management.endpoint.ratelimits.access=unrestricted",
+				"--ratelimit.client-ip.trusted-proxies=127.0.0.1",
+				"--management.endpoint.ratelimits.access=unrestricted",
 				"--ratelimit.endpoint.limits-write-enabled=true", "--management.endpoint.health.show-details=always",
 				"--spring.main.banner-mode=off");
 		for (int i = 1; i <= 2; i++) {
