@@ -300,7 +300,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		if (known != null) {
 			return known;
 		}
-		if (this.outage.pending(bucket, key)) {
+		if (this.outage.pending(bucket, key) && !writtenBack(bucket, key)) {
 			return pending(bucket, key, limits, cost, maxDelayMicros);
 		}
 		if (!this.breaker.tryAcquire()) {
@@ -326,12 +326,33 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	}
 
 	/**
+	 * Writes back what the fallback admitted for a key, before the primary decides it
+	 * again, when the primary works; on the caller's thread (at most the store's
+	 * timeout). A write-back counts as a call to the primary.
+	 * @return {@code true} when the key has nothing left to write back
+	 */
+	private boolean writtenBack(String bucket, String key) {
+		if (this.breaker.state() != BreakerState.CLOSED) {
+			return false;
+		}
+		boolean written = this.outage.writeBack(this.primary, bucket, key);
+		if (written) {
+			recordSuccess();
+		}
+		else {
+			this.lastCallFailed = true;
+			this.breaker.onFailure();
+		}
+		return written;
+	}
+
+	/**
 	 * Decides a key whose fallback admissions are not yet written back: on the fallback
 	 * (its share, as during the outage), whatever the mode, until the write-back is done.
 	 */
 	private Decision pending(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
-		Decision decision = this.outage.decide(bucket, key, limits, cost, maxDelayMicros,
-				this.mode == FailureMode.OPEN);
+		Decision decision = this.outage.decide(bucket, key, limits, cost, maxDelayMicros, this.mode == FailureMode.OPEN,
+				false);
 		writeBackIfPending();
 		return decision;
 	}
@@ -375,7 +396,19 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			return CompletableFuture.completedFuture(known);
 		}
 		if (this.outage.pending(bucket, key)) {
-			return CompletableFuture.completedFuture(pending(bucket, key, limits, cost, maxDelayMicros));
+			if (this.breaker.state() != BreakerState.CLOSED) {
+				return CompletableFuture.completedFuture(pending(bucket, key, limits, cost, maxDelayMicros));
+			}
+			// Written back off the caller's thread (an event loop, maybe), then decided.
+			try {
+				return CompletableFuture.supplyAsync(() -> writtenBack(bucket, key), writer())
+					.thenCompose((written) -> written ? decideAsync(bucket, key, limits, cost, maxDelayMicros)
+							: CompletableFuture.completedFuture(pending(bucket, key, limits, cost, maxDelayMicros)));
+			}
+			catch (RejectedExecutionException ex) {
+				// Closed meanwhile.
+				return CompletableFuture.completedFuture(pending(bucket, key, limits, cost, maxDelayMicros));
+			}
 		}
 		if (!this.breaker.tryAcquire()) {
 			return degradedAsync(bucket, key, limits, cost, maxDelayMicros, null);
@@ -685,7 +718,8 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			throw new StoreUnavailableException("Rate limit store '" + this.primary.name()
 					+ "' is unavailable and ratelimit.failure-mode is closed", cause);
 		}
-		return this.outage.decide(bucket, key, limits, cost, maxDelayMicros, this.mode == FailureMode.OPEN);
+		return this.outage.decide(bucket, key, limits, cost, maxDelayMicros, this.mode == FailureMode.OPEN,
+				cause != null && cause.mayHaveRun());
 	}
 
 	/**

@@ -41,16 +41,19 @@ final class LastHeard {
 	}
 
 	/**
-	 * Takes note of a decision of the shared store.
+	 * Takes note of a decision of the shared store, unless one heard before tells of more
+	 * usage still: concurrent callers note their decisions in any order, and the decision
+	 * the store made last is the one that counted the most.
 	 */
 	void record(String bucket, String key, List<LimitSpec> limits, Decision decision) {
 		KeyRef ref = new KeyRef(bucket, key);
-		Heard heard = new Heard(limits, decision, this.nanoTime.getAsLong());
+		long now = this.nanoTime.getAsLong();
+		Heard heard = new Heard(limits, decision, now);
 		if (this.heard.size() < this.maxKeys) {
-			this.heard.put(ref, heard);
+			this.heard.merge(ref, heard, (before, latest) -> latest.supersedes(before, now) ? latest : before);
 		}
 		else {
-			this.heard.replace(ref, heard);
+			this.heard.computeIfPresent(ref, (r, before) -> heard.supersedes(before, now) ? heard : before);
 		}
 	}
 
@@ -153,6 +156,34 @@ final class LastHeard {
 				.min(BigInteger.valueOf(used))
 				.longValue();
 			return used - back;
+		}
+
+		/**
+		 * Returns whether this decision, heard at {@code nowNanos}, tells at least as
+		 * much usage of every limit as {@code before} does by now, or is under other
+		 * limits. Usually it does: it is the store's later decision.
+		 */
+		boolean supersedes(Heard before, long nowNanos) {
+			if (!before.limits.equals(this.limits)) {
+				return true;
+			}
+			List<Decision> latest = this.decision.limits();
+			List<Decision> earlier = before.decision.limits();
+			boolean noneLeftMore = true;
+			for (int i = 0; i < latest.size(); i++) {
+				noneLeftMore &= latest.get(i).remaining() <= earlier.get(i).remaining();
+			}
+			if (noneLeftMore) {
+				return true;
+			}
+			long[] usedBefore = before.usedAt(nowNanos);
+			long[] usedNow = usedAt(nowNanos);
+			for (int i = 0; i < usedNow.length; i++) {
+				if (usedBefore[i] > usedNow[i]) {
+					return false;
+				}
+			}
+			return true;
 		}
 
 		boolean fullAgainAt(long nowNanos) {

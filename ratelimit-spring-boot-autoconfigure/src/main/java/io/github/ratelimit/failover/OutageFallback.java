@@ -70,10 +70,13 @@ final class OutageFallback {
 
 	/**
 	 * Decides on this instance's share of the limits, and counts what it admits. With
-	 * {@code countOnly} ({@code open} mode) every request is admitted, and counted.
+	 * {@code countOnly} ({@code open} mode) every request is admitted, and counted. A
+	 * request that {@code mayHaveRun} in the shared store (sent, then its connection was
+	 * lost) is taken as having taken its permits there too: its cost comes off this share
+	 * before it is decided here, since the others may not know of it.
 	 */
 	Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros,
-			boolean countOnly) {
+			boolean countOnly, boolean mayHaveRun) {
 		while (true) {
 			Entry entry = this.entries.computeIfAbsent(new KeyRef(bucket, key), (ref) -> new Entry(ref, limits));
 			synchronized (entry) {
@@ -85,6 +88,11 @@ final class OutageFallback {
 				if (!entry.seeded) {
 					entry.seeded = true;
 					seed(bucket, key, shares, this.heard.get(bucket, key, limits));
+				}
+				if (mayHaveRun) {
+					long[] costs = new long[shares.size()];
+					Arrays.fill(costs, cost);
+					this.fallback.charge(bucket, key, shares, costs);
 				}
 				Decision decision = this.fallback.decide(bucket, key, shares, cost, maxDelayMicros);
 				if (countOnly) {
@@ -187,13 +195,36 @@ final class OutageFallback {
 	 */
 	boolean writeBack(RateLimitStore store) {
 		for (Entry entry : this.entries.values()) {
-			Pending pending;
-			synchronized (entry) {
-				if (entry.closed) {
-					continue;
-				}
-				pending = entry.take();
+			if (!writeBack(store, entry)) {
+				return false;
 			}
+		}
+		return true;
+	}
+
+	/**
+	 * Writes back what one key admitted here (and its usage to restore), so that it can
+	 * be decided by the shared store again.
+	 * @param store the shared store
+	 * @return {@code true} when the key has nothing left to write back, {@code false}
+	 * when the store failed
+	 */
+	boolean writeBack(RateLimitStore store, String bucket, String key) {
+		Entry entry = this.entries.isEmpty() ? null : this.entries.get(new KeyRef(bucket, key));
+		return entry == null || writeBack(store, entry);
+	}
+
+	/**
+	 * Writes one key back, holding it the while: decisions on it here wait (at most the
+	 * store's timeout), so that none is counted between the write and the key's leaving
+	 * this side.
+	 */
+	private boolean writeBack(RateLimitStore store, Entry entry) {
+		synchronized (entry) {
+			if (entry.closed) {
+				return true;
+			}
+			Pending pending = entry.take();
 			try {
 				write(store, entry, pending);
 			}
@@ -201,19 +232,37 @@ final class OutageFallback {
 				logger.debug("Rate limit store '" + store.name() + "' cannot take permits written back; dropped", ex);
 			}
 			catch (RuntimeException ex) {
-				synchronized (entry) {
-					entry.putBack(pending);
-				}
+				entry.putBack(pending);
 				logger.debug("Could not write back to rate limit store '" + store.name() + "'; trying again later", ex);
 				return false;
 			}
-			synchronized (entry) {
-				if (entry.isEmpty()) {
-					close(entry);
-					this.fallback.reset(entry.ref.bucket(), entry.ref.key(), this.shares.of(entry.limits));
-				}
+			if (!heardAfterWriting(store, entry)) {
+				return false;
 			}
+			close(entry);
+			this.fallback.reset(entry.ref.bucket(), entry.ref.key(), this.shares.of(entry.limits));
+			return true;
 		}
+	}
+
+	/**
+	 * Hears what the shared store holds for a key once its permits are written back: if
+	 * the store fails again before it decides the key, the next outage must start the key
+	 * from what was admitted here too, not from what was heard before this one. Until
+	 * this is heard, the key stays here (with nothing left to write).
+	 */
+	private boolean heardAfterWriting(RateLimitStore store, Entry entry) {
+		String bucket = entry.ref.bucket();
+		String key = entry.ref.key();
+		Decision now;
+		try {
+			now = store.peek(bucket, key, entry.limits);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not read back from rate limit store '" + store.name() + "'; trying again later", ex);
+			return false;
+		}
+		this.heard.record(bucket, key, entry.limits, now);
 		return true;
 	}
 

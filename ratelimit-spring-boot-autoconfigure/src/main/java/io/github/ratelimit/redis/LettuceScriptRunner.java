@@ -41,15 +41,14 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@value #RETRY_MILLIS} ms.</li>
  * <li>Once sent, a command must be answered within the command timeout, checked on the
  * connection's I/O thread (see {@link ScriptCommand}).</li>
- * <li>A connection that closed less than the command timeout ago (a dropped connection,
- * {@code CLIENT KILL}) is waited for: Lettuce keeps the call and sends it once it has
- * reconnected, usually within milliseconds, and the call fails if it was not sent within
- * the command timeout. A connection closed for longer (Redis stopped, restarted,
- * unreachable) fails calls at once: Lettuce would queue them until it reconnects and then
- * run them, taking permits for callers that have long moved on. Lettuce reconnects on its
- * own; when it has not within {@value #REPLACE_AFTER_MILLIS} ms (its back-off grows to
- * half a minute, and a client may have reconnecting turned off), a new connection
- * replaces the closed one.</li>
+ * <li>A connection found closed (Redis dropped it, {@code CLIENT KILL}, or Redis stopped
+ * or restarted) is replaced at once by a new one, without waiting for Lettuce to
+ * reconnect it (its reconnect runs on a timer, and its back-off grows to half a minute):
+ * calls wait for the new connection as for one being made, so after a dropped connection
+ * they are sent within milliseconds; when Redis is gone, the new connection is refused
+ * and they fail at once, as do calls until the next attempt. A call sent on a connection
+ * that then closes fails as one whose outcome is unknown
+ * ({@link ScriptOutcomeUnknownException}): Redis may have run it.</li>
  * </ul>
  */
 final class LettuceScriptRunner implements ScriptRunner {
@@ -58,11 +57,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	private static final long RETRY_MILLIS = 500;
 
-	private static final long REPLACE_AFTER_MILLIS = 1000;
-
 	private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS);
-
-	private static final long REPLACE_AFTER_NANOS = TimeUnit.MILLISECONDS.toNanos(REPLACE_AFTER_MILLIS);
 
 	private final Supplier<AbstractRedisClient> clientSupplier;
 
@@ -209,20 +204,36 @@ final class LettuceScriptRunner implements ScriptRunner {
 				return attempt;
 			}
 			Connection connection = attempt.connectionNow();
-			if (connection != null && connection.closedLongerThan(REPLACE_AFTER_NANOS, now)) {
-				replace(now);
+			if (connection != null && !connection.isOpen()) {
+				// Calls wait for the new connection, as for one being made; one that
+				// cannot
+				// be made (Redis is gone) fails them at once.
+				Attempt replacement = replace(now);
+				if (replacement != null) {
+					return replacement;
+				}
 			}
 			return attempt;
 		}
 	}
 
 	/**
-	 * Starts a new connection in the background; the closed one stays until it is ready.
+	 * Starts a new connection in the background at once, without waiting for Lettuce to
+	 * reconnect the closed one (its reconnect runs on a timer, a hundred milliseconds or
+	 * more after the connection dropped), at most one attempt every
+	 * {@value #RETRY_MILLIS} ms; the closed one stays until the new one is ready. Must
+	 * hold {@link #lock}.
+	 * @return the attempt under way or just failed, for calls to wait for or fail with;
+	 * {@code null} when the last one failed longer ago than the retry interval and no new
+	 * one may start yet
 	 */
-	private void replace(long now) {
+	private @Nullable Attempt replace(long now) {
 		Attempt replacement = this.replacement;
-		if ((replacement != null && !replacement.connection.isDone()) || now - this.lastAttemptNanos < RETRY_NANOS) {
-			return;
+		if (replacement != null && (!replacement.connection.isDone() || now - this.lastAttemptNanos < RETRY_NANOS)) {
+			return replacement;
+		}
+		if (now - this.lastAttemptNanos < RETRY_NANOS) {
+			return null;
 		}
 		Attempt next = connect(now);
 		this.replacement = next;
@@ -233,12 +244,13 @@ final class LettuceScriptRunner implements ScriptRunner {
 				this.current = next;
 				this.replacement = null;
 			}
-			logger.info("Rate limit store: replaced a Redis connection that stayed closed");
+			logger.info("Rate limit store: replaced a Redis connection that closed");
 			Connection oldConnection = (old != null) ? old.connectionNow() : null;
 			if (oldConnection != null) {
 				oldConnection.connection.closeAsync();
 			}
 		});
+		return next;
 	}
 
 	/** Must hold {@link #lock}. */
@@ -382,12 +394,10 @@ final class LettuceScriptRunner implements ScriptRunner {
 			if (isDone()) {
 				return;
 			}
-			// A connection that closed just now is most likely being made again (a
-			// dropped
-			// connection, CLIENT KILL: Lettuce reconnects within milliseconds): Lettuce
-			// keeps the command and sends it once reconnected, and the guard below fails
-			// it if that takes longer than the timeout. One closed for longer is a Redis
-			// that is gone: fail at once.
+			// A connection that closed just now: Lettuce keeps the command and sends it
+			// once
+			// reconnected, and the guard below fails it if that takes longer than the
+			// timeout. One closed for longer is a Redis that is gone: fail at once.
 			if (connection.closedLongerThan(LettuceScriptRunner.this.timeoutNanos, System.nanoTime())) {
 				completeExceptionally(new RedisConnectionException("Redis connection is down"));
 				return;
@@ -430,7 +440,12 @@ final class LettuceScriptRunner implements ScriptRunner {
 				});
 				return;
 			}
-			completeExceptionally(failure);
+			// Sent, then lost (the connection closed before the reply): Redis may have
+			// run
+			// it. An error reply tells the script did not decide.
+			Throwable cause = ScriptRunner.unwrap(failure);
+			completeExceptionally((command.sent() && !(cause instanceof RedisCommandExecutionException))
+					? new ScriptOutcomeUnknownException(cause) : failure);
 		}
 
 	}

@@ -637,10 +637,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			return storeException;
 		}
 		if (cause instanceof ScriptTimeoutException timeout) {
-			String message = (timeout.waitedFor() == ScriptTimeoutException.Wait.CONNECTION)
-					? "No Redis connection within " + Durations.readable(this.connectTimeout)
-							+ " (ratelimit.redis.connect-timeout)"
-					: "Redis did not answer within " + Durations.readable(this.timeout) + " (ratelimit.redis.timeout)";
+			boolean sent = timeout.waitedFor() == ScriptTimeoutException.Wait.REPLY;
+			String message = sent
+					? "Redis did not answer within " + Durations.readable(this.timeout) + " (ratelimit.redis.timeout)"
+					: "No Redis connection within " + Durations.readable(this.connectTimeout)
+							+ " (ratelimit.redis.connect-timeout)";
+			// A late reply still tells what Redis did (see lateDecision): known in the
+			// end.
 			return new RateLimitStoreException(message, cause, true);
 		}
 		if (cause instanceof TimeoutException) {
@@ -648,6 +651,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 					"No answer from Redis within " + Durations.readable(Duration.ofNanos(this.maxWaitNanos))
 							+ " (ratelimit.redis.connect-timeout + ratelimit.redis.timeout)",
 					cause, true);
+		}
+		if (cause instanceof ScriptOutcomeUnknownException unknown) {
+			return new RateLimitStoreException("Redis rate limit call failed after it was sent: "
+					+ describe(Objects.requireNonNull(unknown.getCause())), unknown, false, true);
 		}
 		return new RateLimitStoreException("Redis rate limit call failed: " + describe(cause), cause, false);
 	}

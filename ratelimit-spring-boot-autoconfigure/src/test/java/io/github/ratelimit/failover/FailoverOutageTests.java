@@ -3,6 +3,7 @@ package io.github.ratelimit.failover;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.AfterEach;
@@ -15,6 +16,8 @@ import io.github.ratelimit.failover.FailoverRateLimitStoreTests.SwitchableStore;
 import io.github.ratelimit.status.BreakerState;
 import io.github.ratelimit.status.FailureMode;
 import io.github.ratelimit.store.Heartbeat;
+import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.RateLimitStoreException;
 import io.github.ratelimit.store.RejectionCache;
 import io.github.ratelimit.store.StoreUnavailableException;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
@@ -109,6 +112,42 @@ class FailoverOutageTests {
 	}
 
 	@Test
+	void aRequestThatMayHaveRunInThePrimaryCountsThereAndHere() {
+		RateLimitStore unknown = new FailoverRateLimitStoreTests.SwitchableStore() {
+
+			@Override
+			public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
+				super.decide(bucket, key, limits, cost, maxDelayMicros);
+				throw new RateLimitStoreException("Redis connection lost after the call was sent", null, false, true);
+			}
+
+		};
+		this.store = FailoverRateLimitStore.builder(unknown, this.fallback).build();
+		assertThat(admitted(this.store, "k", 20)).as("each may also have taken its permit in Redis").isEqualTo(10);
+	}
+
+	@Test
+	void aKeyWrittenBackThatFailsAgainStartsFromWhatWasWritten() {
+		AtomicBoolean decisionsFail = new AtomicBoolean();
+		RateLimitStore flaky = new FailoverRateLimitStoreTests.SwitchableStore() {
+
+			@Override
+			public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
+				if (decisionsFail.get()) {
+					throw new RateLimitStoreException("Redis did not answer within 100ms", null, true);
+				}
+				return super.decide(bucket, key, limits, cost, maxDelayMicros);
+			}
+
+		};
+		this.store = FailoverRateLimitStore.builder(flaky, this.fallback).build();
+		assertThat(admitted(this.store, "k", 4)).isEqualTo(4);
+		decisionsFail.set(true);
+		assertThat(admitted(this.store, "k", 40)).as("written back between failures, never started afresh")
+			.isEqualTo(16);
+	}
+
+	@Test
 	void aConfiguredInstanceCountWinsOverTheHeartbeats() {
 		this.store = FailoverRateLimitStore.builder(this.primary, this.fallback).instances(4).build();
 		this.store.heartbeat(beat(2, "e", 0));
@@ -124,15 +163,13 @@ class FailoverOutageTests {
 		assertThat(store.pendingWriteBacks()).isEqualTo(1);
 
 		this.primary.up.set(true);
-		int calls = this.primary.calls.get();
-		Decision pending = store.decide("b", "k", LIMITS, 1);
-		assertThat(pending.origin()).as("decided where its permits are counted until written back")
-			.isEqualTo(Decision.Origin.FALLBACK);
-		assertThat(this.primary.calls.get()).isEqualTo(calls);
-		awaitCondition("the write-back", () -> store.pendingWriteBacks() == 0);
-		assertThat(primaryRemaining("k")).as("3 on the primary, 6 written back").isEqualTo(11);
+		int writes = this.primary.writes.get();
+		Decision next = store.decide("b", "k", LIMITS, 1);
+		assertThat(this.primary.writes.get()).as("written back first, on the caller's thread").isEqualTo(writes + 1);
+		assertThat(next.origin()).isEqualTo(Decision.Origin.STORE);
+		assertThat(store.pendingWriteBacks()).isZero();
+		assertThat(primaryRemaining("k")).as("3 and then 1 on the primary, 5 written back").isEqualTo(11);
 		assertThat(admitted(store, "k", 30)).isEqualTo(11);
-		assertThat(store.decide("b", "k", LIMITS, 1).origin()).isEqualTo(Decision.Origin.STORE);
 	}
 
 	@Test

@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class FailoverRateLimitStoreTests {
 
-	private static final List<LimitSpec> LIMITS = List.of(LimitSpec.of(3, "1m", Algorithm.FIXED_WINDOW));
+	private static final List<LimitSpec> LIMITS = List.of(LimitSpec.of(3, "1h", Algorithm.SLIDING_LOG));
 
 	private static final BreakerSettings BREAKER = new BreakerSettings(Duration.ofSeconds(1), 50,
 			Duration.ofMillis(200), 2);
@@ -294,7 +294,7 @@ class FailoverRateLimitStoreTests {
 	 * An in-memory store that fails like an unreachable Redis when switched off, and
 	 * whose decisions throw {@link #decisionError} when it is set.
 	 */
-	static final class SwitchableStore implements RateLimitStore {
+	static class SwitchableStore implements RateLimitStore {
 
 		final AtomicBoolean up = new AtomicBoolean(true);
 
