@@ -59,6 +59,9 @@ class RedisHeartbeat implements SmartLifecycle {
 
 	private volatile boolean failing;
 
+	/** One heartbeat at a time: the schedule's, or one a decision waits for. */
+	private final Object beating = new Object();
+
 	RedisHeartbeat(ObjectProvider<RateLimitStore> store, LiveLimits liveLimits, Duration interval,
 			Duration startupWait) {
 		this.store = store;
@@ -78,6 +81,12 @@ class RedisHeartbeat implements SmartLifecycle {
 			return thread;
 		});
 		this.executor = executor;
+		FailoverRateLimitStore failover = failoverStore();
+		RedisRateLimitStore redis = redisStore();
+		if (failover != null && redis != null) {
+			failover.checkDataWith(this::beat);
+			redis.onReconnect(failover::primaryReconnected);
+		}
 		Future<?> first = executor.submit(this::beat);
 		try {
 			first.get(this.startupWait.toMillis(), TimeUnit.MILLISECONDS);
@@ -93,6 +102,12 @@ class RedisHeartbeat implements SmartLifecycle {
 	}
 
 	void beat() {
+		synchronized (this.beating) {
+			beatNow();
+		}
+	}
+
+	private void beatNow() {
 		RedisRateLimitStore redis = redisStore();
 		if (redis == null) {
 			return;

@@ -122,6 +122,8 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	private final RecentMaximum instanceCounts = new RecentMaximum(RECENT_HEARTBEATS);
 
+	private final DataCheck dataCheck;
+
 	/** Runs write-backs, off the request threads; created on first use. */
 	private volatile @Nullable ScheduledExecutorService writer;
 
@@ -149,6 +151,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.rejections = builder.rejections;
 		this.writer = builder.writer;
 		this.primaryConnected = builder.primaryConnected;
+		this.dataCheck = new DataCheck(builder.nanoTime);
 		String name = this.primary.name();
 		FailureMode mode = this.mode;
 		this.breaker = new CircuitBreaker(builder.breaker,
@@ -246,8 +249,30 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			this.outage.storeLostItsData();
 		}
 		this.heard.dropExpired();
+		this.dataCheck.passed();
 		this.breaker.onStoreAnswered();
 		writeBackIfPending();
+	}
+
+	/**
+	 * Sets what tells whether the primary lost its data: a heartbeat made at once, which
+	 * hands what it read to {@link #heartbeat(Heartbeat)}. Once the primary failed or
+	 * {@linkplain #primaryReconnected() reconnected}, the next decision waits for it, so
+	 * that no key is decided on a primary that restarted empty before the usage heard of
+	 * it is written back. Without it, the periodic heartbeat tells, up to its interval
+	 * later.
+	 * @param heartbeat makes a heartbeat
+	 */
+	public void checkDataWith(Runnable heartbeat) {
+		this.dataCheck.checkWith(heartbeat);
+	}
+
+	/**
+	 * Takes note that the primary's connection was made anew: the server may have
+	 * restarted, empty.
+	 */
+	public void primaryReconnected() {
+		this.dataCheck.needed();
 	}
 
 	/**
@@ -260,6 +285,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			logger.debug("Rate limit store '" + this.primary.name() + "' heartbeat failed", cause);
 		}
 		this.heartbeatFailed = true;
+		this.dataCheck.needed();
 	}
 
 	/**
@@ -300,6 +326,9 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		if (known != null) {
 			return known;
 		}
+		if (!dataChecked()) {
+			return degraded(bucket, key, limits, cost, maxDelayMicros, null);
+		}
 		if (this.outage.pending(bucket, key) && !writtenBack(bucket, key)) {
 			return pending(bucket, key, limits, cost, maxDelayMicros);
 		}
@@ -323,6 +352,23 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.heard.record(bucket, key, limits, decision);
 		remember(bucket, key, limits, cost, maxDelayMicros, decision, token);
 		return decision;
+	}
+
+	/**
+	 * Waits for the primary to be checked for lost data when it failed or reconnected
+	 * since it last was (see {@link #checkDataWith}); on the caller's thread, at most the
+	 * store's timeout. A check that fails counts as a failed call.
+	 * @return {@code false} when the check failed: the request goes to the failure mode
+	 */
+	private boolean dataChecked() {
+		if (!this.dataCheck.pending() || this.breaker.state() == BreakerState.OPEN) {
+			return true;
+		}
+		if (this.dataCheck.passes()) {
+			return true;
+		}
+		this.lastCallFailed = true;
+		return false;
 	}
 
 	/**
@@ -394,6 +440,17 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		Decision known = answerLocally(bucket, key, limits, cost, maxDelayMicros);
 		if (known != null) {
 			return CompletableFuture.completedFuture(known);
+		}
+		if (this.dataCheck.pending() && this.breaker.state() != BreakerState.OPEN) {
+			// Checked off the caller's thread (an event loop, maybe), then decided.
+			try {
+				return CompletableFuture.supplyAsync(this::dataChecked, writer())
+					.thenCompose((checked) -> checked ? decideAsync(bucket, key, limits, cost, maxDelayMicros)
+							: degradedAsync(bucket, key, limits, cost, maxDelayMicros, null));
+			}
+			catch (RejectedExecutionException ex) {
+				return degradedAsync(bucket, key, limits, cost, maxDelayMicros, null);
+			}
 		}
 		if (this.outage.pending(bucket, key)) {
 			if (this.breaker.state() != BreakerState.CLOSED) {
@@ -706,6 +763,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	private void recordFailure(RateLimitStoreException ex) {
 		this.lastCallFailed = true;
+		this.dataCheck.needed();
 		this.breaker.onFailure();
 		this.failureCount.incrementAndGet();
 		this.failures.failure("Rate limit store '" + this.primary.name() + "' failed; using failure-mode "

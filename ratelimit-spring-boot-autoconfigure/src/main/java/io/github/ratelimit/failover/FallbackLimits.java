@@ -61,13 +61,15 @@ final class FallbackLimits {
 	}
 
 	/**
-	 * This instance's share of a remaining amount: what remains divided by the instances,
-	 * rounded up.
-	 * @param remaining permits that remain of a limit
+	 * This instance's share of what an instance last heard remained of a limit: divided
+	 * by the instances, rounded down. Unlike a full limit's share, rounded down: each
+	 * instance heard the shared store at its own moment, and missed what the others
+	 * admitted since; rounding down takes back up to {@code n - 1} of that.
+	 * @param remaining permits that remained of a limit when last heard
 	 * @return the share
 	 */
-	long share(long remaining) {
-		return this.shares.divideRoundingUp(remaining);
+	long shareOfRemaining(long remaining) {
+		return remaining / this.shares.instances;
 	}
 
 	/**

@@ -313,7 +313,7 @@ final class OutageFallback {
 		boolean any = false;
 		for (int i = 0; i < seed.length; i++) {
 			long remaining = Math.max(0, limits.get(i).capacity() - used[i]);
-			seed[i] = Math.max(0, shares.get(i).capacity() - this.shares.share(remaining));
+			seed[i] = Math.max(0, shares.get(i).capacity() - this.shares.shareOfRemaining(remaining));
 			any |= seed[i] > 0;
 		}
 		if (any) {

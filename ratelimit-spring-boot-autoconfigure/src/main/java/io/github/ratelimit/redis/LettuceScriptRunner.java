@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -11,9 +12,11 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -86,6 +89,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 	private long lastAttemptNanos;
 
 	private volatile boolean closed;
+
+	private volatile @Nullable Runnable reconnected;
 
 	/**
 	 * Creates a runner; nothing connects before {@link #start()} or the first call.
@@ -245,6 +250,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 				this.replacement = null;
 			}
 			logger.info("Rate limit store: replaced a Redis connection that closed");
+			reconnected();
 			Connection oldConnection = (old != null) ? old.connectionNow() : null;
 			if (oldConnection != null) {
 				oldConnection.connection.closeAsync();
@@ -265,14 +271,28 @@ final class LettuceScriptRunner implements ScriptRunner {
 		return new Attempt(connection);
 	}
 
+	@Override
+	public void onReconnect(Runnable listener) {
+		this.reconnected = listener;
+	}
+
+	private void reconnected() {
+		Runnable listener = this.reconnected;
+		if (listener != null && !this.closed) {
+			listener.run();
+		}
+	}
+
 	private Connection openConnection() {
 		AbstractRedisClient client = this.clientSupplier.get();
 		if (client instanceof RedisClusterClient cluster) {
 			StatefulRedisClusterConnection<String, String> connection = cluster.connect(StringCodec.UTF8);
+			connection.addListener(new ReconnectListener());
 			return new Connection(client, connection, connection.async());
 		}
 		if (client instanceof RedisClient standalone) {
 			StatefulRedisConnection<String, String> connection = standalone.connect(StringCodec.UTF8);
+			connection.addListener(new ReconnectListener());
 			return new Connection(client, connection, connection.async());
 		}
 		throw new IllegalStateException("Unsupported Lettuce client " + client.getClass().getName()
@@ -307,6 +327,19 @@ final class LettuceScriptRunner implements ScriptRunner {
 			}
 		}
 		this.connector.shutdown();
+	}
+
+	/**
+	 * Tells of a connection Lettuce made again after it dropped: the server may be one
+	 * that restarted.
+	 */
+	private final class ReconnectListener implements RedisConnectionStateListener {
+
+		@Override
+		public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
+			reconnected();
+		}
+
 	}
 
 	/**

@@ -267,6 +267,16 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
+	 * Sets what runs each time the store's connection is made again after it dropped: the
+	 * server may be one that restarted, empty. Lettuce tells; Jedis does not (its callers
+	 * find out through failed calls).
+	 * @param listener runs on the thread that reconnected; must not block
+	 */
+	public void onReconnect(Runnable listener) {
+		this.runner.onReconnect(listener);
+	}
+
+	/**
 	 * Returns whether {@link #start()} connected, loaded the script and warmed up.
 	 * @return {@code true} once started
 	 */

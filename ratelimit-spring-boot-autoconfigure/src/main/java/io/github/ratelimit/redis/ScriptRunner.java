@@ -26,6 +26,15 @@ interface ScriptRunner extends AutoCloseable {
 	CompletableFuture<Void> start();
 
 	/**
+	 * Sets what runs each time the runner's connection is made again after it dropped
+	 * (the server may have restarted). A runner that cannot tell (a pool of a blocking
+	 * client) never runs it: its callers find out through failed calls.
+	 * @param listener runs on the thread that reconnected; must not block
+	 */
+	default void onReconnect(Runnable listener) {
+	}
+
+	/**
 	 * Returns whether the runner's connection is known to be open. A runner that cannot
 	 * tell (a pool of a blocking client) says {@code true}: its next call finds out.
 	 * @return {@code false} once the runner knows its connection closed or never opened

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.AfterEach;
@@ -88,6 +90,16 @@ class FailoverOutageTests {
 		assertThat(admitted(store, "k", 12)).isEqualTo(12);
 		this.primary.up.set(false);
 		assertThat(admitted(store, "k", 20)).as("half of the 8 that remained").isEqualTo(4);
+	}
+
+	@Test
+	void aShareOfWhatRemainedIsRoundedDown() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		store.heartbeat(beat(2, "e", 0));
+		assertThat(admitted(store, "k", 11)).isEqualTo(11);
+		this.primary.up.set(false);
+		assertThat(admitted(store, "k", 20)).as("the other instance may have heard less of the 9 that remained")
+			.isEqualTo(4);
 	}
 
 	@Test
@@ -222,6 +234,59 @@ class FailoverOutageTests {
 		awaitCondition("the write-back", () -> store.pendingWriteBacks() == 0);
 		assertThat(primaryRemaining("k")).isEqualTo(8);
 		assertThat(admitted(store, "k", 20)).isEqualTo(8);
+	}
+
+	@Test
+	void afterAFailureTheNextDecisionWaitsForTheCheckForLostData() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		AtomicReference<String> epoch = new AtomicReference<>("before");
+		AtomicInteger checks = new AtomicInteger();
+		store.checkDataWith(() -> {
+			checks.incrementAndGet();
+			store.heartbeat(beat(1, epoch.get(), 0));
+		});
+		store.heartbeat(beat(1, "before", 0));
+		assertThat(admitted(store, "k", 12)).isEqualTo(12);
+		assertThat(checks).as("no failure, no check").hasValue(0);
+
+		// Redis restarts empty; a call on another key sees the failure.
+		this.primary.up.set(false);
+		store.decide("b", "other", LIMITS, 1);
+		this.primary.up.set(true);
+		this.primary.reset("b", "k", LIMITS);
+		epoch.set("after");
+
+		assertThat(admitted(store, "k", 20)).as("the usage heard was written back first").isEqualTo(8);
+		assertThat(checks).hasValue(1);
+	}
+
+	@Test
+	void aReconnectedPrimaryIsCheckedForLostDataBeforeItDecides() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		store.checkDataWith(() -> store.heartbeat(beat(1, "after", 0)));
+		store.heartbeat(beat(1, "before", 0));
+		assertThat(admitted(store, "k", 12)).isEqualTo(12);
+		this.primary.reset("b", "k", LIMITS);
+
+		store.primaryReconnected();
+		assertThat(admitted(store, "k", 20)).isEqualTo(8);
+	}
+
+	@Test
+	void aCheckThatFailsSendsTheRequestToTheFailureMode() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		AtomicInteger checks = new AtomicInteger();
+		store.checkDataWith(() -> {
+			checks.incrementAndGet();
+			store.heartbeatFailed(new RateLimitStoreException("Redis did not answer within 100ms", null, true));
+		});
+		store.primaryReconnected();
+		int calls = this.primary.calls.get();
+		Decision decision = store.decide("b", "k", LIMITS, 1);
+		assertThat(decision.origin()).isEqualTo(Decision.Origin.FALLBACK);
+		assertThat(this.primary.calls.get()).as("not sent to a primary that may have lost its data").isEqualTo(calls);
+		store.decide("b", "k", LIMITS, 1);
+		assertThat(checks).as("not tried again at once").hasValue(1);
 	}
 
 	@Test
