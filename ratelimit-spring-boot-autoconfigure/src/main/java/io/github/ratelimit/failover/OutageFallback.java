@@ -85,10 +85,7 @@ final class OutageFallback {
 					continue;
 				}
 				List<LimitSpec> shares = this.shares.of(limits);
-				if (!entry.seeded) {
-					entry.seeded = true;
-					seed(bucket, key, shares, this.heard.get(bucket, key, limits));
-				}
+				seed(entry, shares, this.heard.get(bucket, key, limits));
 				if (mayHaveRun) {
 					long[] costs = new long[shares.size()];
 					Arrays.fill(costs, cost);
@@ -173,10 +170,7 @@ final class OutageFallback {
 			synchronized (entry) {
 				if (!entry.closed && entry.limits.equals(heard.limits())) {
 					entry.restore = heard.usedAt(now);
-					if (!entry.seeded) {
-						entry.seeded = true;
-						seed(ref.bucket(), ref.key(), this.shares.of(entry.limits), heard);
-					}
+					seed(entry, this.shares.of(entry.limits), heard);
 					keys[0]++;
 				}
 			}
@@ -302,22 +296,29 @@ final class OutageFallback {
 	/**
 	 * Starts a key from what this instance last heard of it: its share of what remained,
 	 * so that the instances together admit about what remained, not a full limit more.
+	 * Called for each decision here: a decision of the shared store may be heard after
+	 * the key came here (its caller's thread ran late), and what it tells is taken too.
 	 */
-	private void seed(String bucket, String key, List<LimitSpec> shares, @Nullable Heard heard) {
+	private void seed(Entry entry, List<LimitSpec> shares, @Nullable Heard heard) {
 		if (heard == null) {
 			return;
 		}
 		List<LimitSpec> limits = heard.limits();
 		long[] used = heard.usedAt(this.heard.nanoTime());
-		long[] seed = new long[used.length];
+		if (entry.seeded.length != used.length) {
+			entry.seeded = new long[used.length];
+		}
+		long[] more = new long[used.length];
 		boolean any = false;
-		for (int i = 0; i < seed.length; i++) {
+		for (int i = 0; i < used.length; i++) {
 			long remaining = Math.max(0, limits.get(i).capacity() - used[i]);
-			seed[i] = Math.max(0, shares.get(i).capacity() - this.shares.shareOfRemaining(remaining));
-			any |= seed[i] > 0;
+			long seed = Math.max(0, shares.get(i).capacity() - this.shares.shareOfRemaining(remaining));
+			more[i] = Math.max(0, seed - entry.seeded[i]);
+			entry.seeded[i] += more[i];
+			any |= more[i] > 0;
 		}
 		if (any) {
-			this.fallback.charge(bucket, key, shares, seed);
+			this.fallback.charge(entry.ref.bucket(), entry.ref.key(), shares, more);
 		}
 	}
 
@@ -357,7 +358,8 @@ final class OutageFallback {
 
 		List<LimitSpec> limits;
 
-		boolean seeded;
+		/** Permits of each share taken for what was heard of the key. */
+		long[] seeded = new long[0];
 
 		/**
 		 * Permits admitted (or charged) here and not yet written back, per limit; below

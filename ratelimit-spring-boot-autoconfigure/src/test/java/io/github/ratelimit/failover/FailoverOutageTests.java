@@ -1,7 +1,10 @@
 package io.github.ratelimit.failover;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -99,6 +102,34 @@ class FailoverOutageTests {
 		assertThat(admitted(store, "k", 11)).isEqualTo(11);
 		this.primary.up.set(false);
 		assertThat(admitted(store, "k", 20)).as("the other instance may have heard less of the 9 that remained")
+			.isEqualTo(4);
+	}
+
+	@Test
+	void aDecisionHeardAfterTheKeyCameToTheFallbackIsTakenToo() {
+		List<Runnable> lateAnswers = new ArrayList<>();
+		RateLimitStore slowToAnswer = new FailoverRateLimitStoreTests.SwitchableStore() {
+
+			@Override
+			public CompletionStage<Decision> decideAsync(String bucket, String key, List<LimitSpec> limits, long cost,
+					long maxDelayMicros) {
+				Decision decision = decide(bucket, key, limits, cost, maxDelayMicros);
+				CompletableFuture<Decision> answer = new CompletableFuture<>();
+				lateAnswers.add(() -> answer.complete(decision));
+				return answer;
+			}
+
+		};
+		this.store = FailoverRateLimitStore.builder(slowToAnswer, this.fallback).build();
+		this.store.heartbeat(beat(2, "e", 0));
+		assertThat(admitted(this.store, "k", 4)).isEqualTo(4);
+		for (int i = 0; i < 6; i++) {
+			this.store.decideAsync("b", "k", LIMITS, 1, 0);
+		}
+		((FailoverRateLimitStoreTests.SwitchableStore) slowToAnswer).up.set(false);
+		assertThat(this.store.decide("b", "k", LIMITS, 1).origin()).isEqualTo(Decision.Origin.FALLBACK);
+		lateAnswers.forEach(Runnable::run);
+		assertThat(admitted(this.store, "k", 20)).as("half of the 10 that remained, less the one admitted here")
 			.isEqualTo(4);
 	}
 
