@@ -59,12 +59,24 @@ class RedisHeartbeat implements SmartLifecycle {
 
 	private volatile boolean failing;
 
+	/** Checked when Redis first answers and each time it answers again; may be absent. */
+	private final @Nullable RedisEvictionPolicy evictionPolicy;
+
+	/** Whether Redis has answered since the last failure (or since the start). */
+	private boolean answered;
+
 	RedisHeartbeat(ObjectProvider<RateLimitStore> store, LiveLimits liveLimits, Duration interval,
 			Duration startupWait) {
+		this(store, liveLimits, interval, startupWait, null);
+	}
+
+	RedisHeartbeat(ObjectProvider<RateLimitStore> store, LiveLimits liveLimits, Duration interval, Duration startupWait,
+			@Nullable RedisEvictionPolicy evictionPolicy) {
 		this.store = store;
 		this.liveLimits = liveLimits;
 		this.interval = interval;
 		this.startupWait = startupWait;
+		this.evictionPolicy = evictionPolicy;
 	}
 
 	@Override
@@ -106,6 +118,7 @@ class RedisHeartbeat implements SmartLifecycle {
 			if (failover != null) {
 				failover.heartbeatFailed(ex);
 			}
+			this.answered = false;
 			if (!this.failing) {
 				this.failing = true;
 				logger.warn("Rate limit heartbeat to Redis failed (" + ex.getMessage()
@@ -121,6 +134,14 @@ class RedisHeartbeat implements SmartLifecycle {
 			failover.heartbeat(heartbeat);
 		}
 		applyLiveLimits(heartbeat.liveLimitsVersion());
+		if (!this.answered) {
+			// The first answer, or one after a failure: maybe another server (a restart,
+			// a failover), whose eviction policy may differ.
+			this.answered = true;
+			if (this.evictionPolicy != null) {
+				this.evictionPolicy.check();
+			}
+		}
 	}
 
 	private void applyLiveLimits(long version) {
