@@ -181,4 +181,24 @@ class RedisClockSkewTests {
 		assertThat(admitted).isEqualTo(10);
 	}
 
+	@Test
+	void aSlidingLogStaysInOrderWhenACallerIsBehind() {
+		ManualTimeSource behind = new ManualTimeSource(1_000 * SECOND);
+		RedisRateLimitStore slow = store("skew-sl", behind);
+		RedisRateLimitStore fast = store("skew-sl", () -> behind.nowMicros() + SKEW);
+		List<LimitSpec> limits = List.of(LimitSpec.of(10, Duration.ofSeconds(1), Algorithm.SLIDING_LOG));
+		for (RedisRateLimitStore store : List.of(fast, slow, fast, slow)) {
+			assertThat(store.decide("skew-sl", "k", limits, 2).allowed()).isTrue();
+			behind.advanceMicros(STEP);
+		}
+		String key = redis.server().command("KEYS", "skew-sl:*").trim();
+		List<Long> times = redis.server().command("LRANGE", key, "0", "-1").lines().map(Long::parseLong).toList();
+		// Oldest first, and none older than what the caller ahead recorded before it.
+		assertThat(times).hasSize(8).isSorted();
+		assertThat(times.get(2)).isEqualTo(times.get(0));
+		// A permit the caller behind took is not forgotten earlier than the one before
+		// it.
+		assertThat(slow.decide("skew-sl", "k", limits, 3).allowed()).isFalse();
+	}
+
 }
