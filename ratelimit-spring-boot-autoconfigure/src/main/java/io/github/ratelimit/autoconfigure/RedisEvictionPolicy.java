@@ -67,7 +67,12 @@ final class RedisEvictionPolicy implements EvictionPolicySource {
 			while (cause.getCause() != null && cause.getCause() != cause) {
 				cause = cause.getCause();
 			}
-			why = "CONFIG GET " + PARAMETER + " was refused: " + cause.getMessage();
+			String message = String.valueOf(cause.getMessage());
+			// A refusal (ACL, a renamed or disabled command) is said so; anything else
+			// (a timeout) is a failure, tried again at the next reconnect.
+			boolean refused = message.startsWith("NOPERM") || message.contains("unknown command")
+					|| message.contains("not allowed");
+			why = "CONFIG GET " + PARAMETER + (refused ? " was refused: " : " failed: ") + message;
 		}
 		this.policy = (read != null) ? read : UNKNOWN;
 		String answer = (read != null) ? read : why;
