@@ -95,9 +95,19 @@ elseif op ~= 'r' or not shaping then
       end
       if backlog > capacity or (backlog == capacity and backlog_fraction > capacity_fraction) then
         -- Taken under a larger capacity (the spec changed): cut to this one and kept so, or a
-        -- retry-after computed from the cut backlog would not come true.
-        backlog, backlog_fraction = capacity, capacity_fraction
-        ahead, ahead_fraction = capacity, capacity_fraction
+        -- retry-after computed from the cut backlog would not come true. But a caller whose clock is
+        -- behind the writer's (time-source local) sees the backlog over the capacity by the skew too,
+        -- and storing its cut would give every other caller that much back, again at each call. Redis's
+        -- own clock tells the two apart: the key expires when the writer's backlog has passed (plus
+        -- ttl_slack and under a ms of rounding), so a backlog still over the capacity by Redis's clock
+        -- is a larger capacity's. Otherwise the decision sees the cut backlog (what the skew explains)
+        -- and nothing is stored; a refund gives back from the stored backlog.
+        if (redis.call('PTTL', key) - ttl_slack - 1) * 1000 > capacity then
+          backlog, backlog_fraction = capacity, capacity_fraction
+          ahead, ahead_fraction = capacity, capacity_fraction
+        elseif op ~= 'r' then
+          backlog, backlog_fraction = capacity, capacity_fraction
+        end
       end
     end
   end

@@ -1,8 +1,9 @@
 -- fixed_window.lua: a counter for the window floor(t / W).
--- KEYS      key: hash {w = window index, c = count}; expires at the end of the window.
+-- KEYS      key: hash {w = window index, c = count}; expires at the end of the window (a window later
+--           with the callers' clocks, skewed: a caller whose clock is behind still counts into it).
 -- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] window in µs.
 -- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost, now
---           (µs), max_delay, ttl_slack, commit, charging (a charge: count cost whatever is available),
+--           (µs), max_delay, ttl_slack, skewed (1 when now is the caller's clock, else 0), commit, charging (a charge: count cost whatever is available),
 --           floor/max/min; at_once (how many requests this decision may take: what is left of a batch's
 --           run of identical ones, this one included, when the call has one limit; else 1).
 -- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
@@ -19,7 +20,13 @@ if op == 'x' then
 else
   local index = floor(now / window)
   local state = redis.call('HMGET', key, 'w', 'c')
-  local used = (tonumber(state[1]) == index) and tonumber(state[2]) or 0
+  local stored = tonumber(state[1])
+  -- Never back to an older window: a caller whose clock is behind the one that opened the stored window
+  -- counts into it (two callers that disagree on the window would otherwise reset each other's count).
+  if stored and stored > index then
+    index = stored
+  end
+  local used = (stored == index) and tonumber(state[2]) or 0
   local until_next = (index + 1) * window - now
   if op == 'r' then
     if used > 0 and used <= cost then
@@ -48,7 +55,7 @@ else
         redis.call('HINCRBY', key, 'c', admitted * cost)
       elseif commit then
         redis.call('HSET', key, 'w', index, 'c', admitted * cost)
-        redis.call('PEXPIRE', key, max(1, -floor(-until_next / 1000)) + ttl_slack)
+        redis.call('PEXPIRE', key, max(1, -floor(-until_next / 1000)) + ttl_slack + skewed * -floor(-window / 1000))
       end
     else
       allowed, reset_after = 0, reset_now

@@ -28,7 +28,10 @@
 --             tb, gcra, lb     burst, limit, window µs
 -- then three optional arguments (absent or "" when unset):
 --             longest leaky bucket delay accepted, µs (unset: no bound)
---             now in µs since the epoch (unset: Redis TIME; set by tests and time-source=local)
+--             now in µs since the epoch (unset: Redis TIME; set by tests and time-source=local). The
+--             callers' clocks may then disagree: no algorithm goes back to an older window, drops a
+--             permit another caller counted or gives back time because a caller's now is behind, and
+--             the window algorithms' keys live one window longer (skewed)
 --             ms added to every TTL (set only by tests, whose manual clock runs ahead of Redis's)
 --           For b all three are sent ("" when unset; the delay bound is the requests' own, below), then
 --           the n decisions in order, as runs of identical ones: each run its number of requests, their
@@ -125,6 +128,10 @@ end
 local max_delay = tonumber(ARGV[arg])
 local now = tonumber(ARGV[arg + 1])
 local ttl_slack = tonumber(ARGV[arg + 2]) or 0
+-- With the caller's clock (time-source local; tests), instances may disagree on now. A key must not
+-- expire before the slowest clock is done with it: the window algorithms keep their keys one window
+-- longer (in ms; 0 on Redis time, one clock for all). Correct for clocks less than a window apart.
+local skewed = now and 1 or 0
 if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])

@@ -1,8 +1,9 @@
 -- sliding_log.lua: the time of every admitted permit in the last W, oldest first.
--- KEYS      key: list of admission times in µs; expires W after the newest.
+-- KEYS      key: list of admission times in µs, oldest first; expires W after the newest (2W with the
+--           callers' clocks, skewed).
 -- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] window in µs.
 -- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost, now
---           (µs), max_delay, ttl_slack, commit, charging (a charge: count cost whatever is available),
+--           (µs), max_delay, ttl_slack, skewed (1 when now is the caller's clock, else 0), commit, charging (a charge: count cost whatever is available),
 --           floor/max/min.
 -- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
@@ -52,15 +53,21 @@ else
     if charging or cost <= limit - size then
       allowed, retry, reset_after = 1, 0, window
       if commit then
+        -- The list stays ordered, oldest first, when the caller's clock is behind the newest entry's: its
+        -- permits are recorded at that entry's time (kept a little longer, never dropped early).
+        local stamp = now
+        if size > 0 then
+          stamp = max(now, tonumber(redis.call('LINDEX', key, -1)))
+        end
         local times = {}
         for t = 1, cost do
-          times[#times + 1] = now
+          times[#times + 1] = stamp
           if #times == 1000 or t == cost then
             redis.call('RPUSH', key, unpack(times))
             times = {}
           end
         end
-        redis.call('PEXPIRE', key, max(1, -floor(-window / 1000)) + ttl_slack)
+        redis.call('PEXPIRE', key, max(1, -floor(-window / 1000)) * (1 + skewed) + ttl_slack)
       end
     else
       allowed, retry, reset_after = 0, -1, reset_now

@@ -1,8 +1,10 @@
 -- sliding_window.lua: the estimate previous * (W - elapsed) / W + current, compared exactly.
--- KEYS      key: hash {w = window index, c = current count, p = previous count}; expires 2W after its window starts.
+-- KEYS      key: hash {w = window index, c = current count, p = previous count}; expires 2W after its window
+--           starts (3W with the callers' clocks, skewed). A caller whose clock is behind the stored window
+--           counts into it.
 -- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] window in µs.
 -- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost, now
---           (µs), max_delay, ttl_slack, commit, charging (a charge: count cost whatever is available),
+--           (µs), max_delay, ttl_slack, skewed (1 when now is the caller's clock, else 0), commit, charging (a charge: count cost whatever is available),
 --           floor/max/min.
 -- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
@@ -59,7 +61,7 @@ else
       allowed, retry, reset_after = 1, 0, weight + w
       if commit then
         redis.call('HSET', key, 'w', index, 'c', current + cost, 'p', previous)
-        redis.call('PEXPIRE', key, max(1, -floor(-reset_after / 1000)) + ttl_slack)
+        redis.call('PEXPIRE', key, max(1, -floor(-reset_after / 1000)) + ttl_slack + skewed * -floor(-w / 1000))
       end
     else
       allowed, retry, reset_after = 0, -1, reset_now

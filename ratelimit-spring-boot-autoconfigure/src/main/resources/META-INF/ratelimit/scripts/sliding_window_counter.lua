@@ -1,8 +1,10 @@
 -- sliding_window_counter.lua: N sub-window counters; the sum over the last N sub-windows.
--- KEYS      key: hash {<sub-window index> = count}, stale fields deleted; expires W after the newest.
+-- KEYS      key: hash {<sub-window index> = count}, stale fields deleted; expires W after the newest (2W
+--           with the callers' clocks, skewed). A caller whose clock is behind the newest sub-window counts
+--           into it.
 -- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] sub-windows N, ARGV[arg + 3] sub-window length in µs.
 -- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost, now
---           (µs), max_delay, ttl_slack, commit, charging (a charge: count cost whatever is available),
+--           (µs), max_delay, ttl_slack, skewed (1 when now is the caller's clock, else 0), commit, charging (a charge: count cost whatever is available),
 --           floor/max/min.
 -- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
 --           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
@@ -68,7 +70,7 @@ else
       -- The key expires W after its newest sub-window, set when that sub-window's field was created
       -- (only a commit creates fields): only a new field moves the expiry.
       if commit and redis.call('HINCRBY', key, segment, cost) == cost then
-        redis.call('PEXPIRE', key, max(1, -floor(-reset_after / 1000)) + ttl_slack)
+        redis.call('PEXPIRE', key, max(1, -floor(-reset_after / 1000)) + ttl_slack + skewed * -floor(-n * length / 1000))
       end
     else
       allowed, retry, reset_after = 0, -1, reset_now

@@ -114,9 +114,9 @@ public final class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitStartupSummary rateLimitStartupSummary(ApplicationContext applicationContext,
 			RateLimitProperties properties, BucketRegistry registry, RateLimitStore rateLimitStore,
-			ObjectProvider<StoreTarget> storeTarget) {
+			ObjectProvider<StoreTarget> storeTarget, ObjectProvider<EvictionPolicySource> evictionPolicy) {
 		return new RateLimitStartupSummary(applicationContext, properties, registry, rateLimitStore,
-				storeTarget.getIfUnique());
+				storeTarget.getIfUnique(), evictionPolicy.getIfUnique());
 	}
 
 	@Bean

@@ -1,5 +1,6 @@
 package io.github.ratelimit.autoconfigure;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -28,8 +29,11 @@ public final class RateLimitHealthContributorAutoConfiguration {
 	// without Spring Boot's health module before this annotation is read.
 	@ConditionalOnEnabledHealthIndicator("ratelimit")
 	@ConditionalOnMissingBean(name = "ratelimitHealthIndicator")
-	RateLimitHealthIndicator ratelimitHealthIndicator(StoreStatusSource status) {
-		return new RateLimitHealthIndicator(status);
+	RateLimitHealthIndicator ratelimitHealthIndicator(StoreStatusSource status,
+			ObjectProvider<EvictionPolicySource> evictionPolicy) {
+		EvictionPolicySource policy = evictionPolicy.getIfUnique();
+		return (policy != null) ? new RateLimitHealthIndicator(status, policy::policy)
+				: new RateLimitHealthIndicator(status);
 	}
 
 }

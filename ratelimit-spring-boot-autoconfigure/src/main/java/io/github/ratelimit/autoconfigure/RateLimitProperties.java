@@ -210,7 +210,12 @@ public class RateLimitProperties implements Validator {
 		/** Redis TIME: every instance agrees whatever its own clock says. */
 		REDIS,
 
-		/** This JVM's clock, passed to the script. */
+		/**
+		 * This JVM's clock, passed to the script. Instances whose clocks differ by less
+		 * than a window stay within their limits (a window never goes back, a bucket
+		 * never gives time back), windows follow the clock ahead, and window keys live a
+		 * window longer.
+		 */
 		LOCAL
 
 	}
@@ -562,7 +567,7 @@ public class RateLimitProperties implements Validator {
 
 		/**
 		 * Where decisions read the time: Redis TIME, which every instance shares, or this
-		 * JVM's clock.
+		 * JVM's clock (instances' clocks must then be less than a window apart).
 		 */
 		private TimeSourceType timeSource = TimeSourceType.REDIS;
 

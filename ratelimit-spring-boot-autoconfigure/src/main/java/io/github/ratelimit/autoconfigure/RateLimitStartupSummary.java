@@ -50,15 +50,23 @@ class RateLimitStartupSummary implements ApplicationListener<ContextRefreshedEve
 
 	private final @Nullable StoreTarget storeTarget;
 
+	private final @Nullable EvictionPolicySource evictionPolicy;
+
 	private final AtomicBoolean logged = new AtomicBoolean();
 
 	RateLimitStartupSummary(ApplicationContext context, RateLimitProperties properties, BucketRegistry registry,
 			RateLimitStore store, @Nullable StoreTarget storeTarget) {
+		this(context, properties, registry, store, storeTarget, null);
+	}
+
+	RateLimitStartupSummary(ApplicationContext context, RateLimitProperties properties, BucketRegistry registry,
+			RateLimitStore store, @Nullable StoreTarget storeTarget, @Nullable EvictionPolicySource evictionPolicy) {
 		this.context = context;
 		this.properties = properties;
 		this.registry = registry;
 		this.store = store;
 		this.storeTarget = storeTarget;
+		this.evictionPolicy = evictionPolicy;
 	}
 
 	@Override
@@ -113,7 +121,14 @@ class RateLimitStartupSummary implements ApplicationListener<ContextRefreshedEve
 
 	private String store() {
 		if (this.storeTarget != null && this.store instanceof FailoverRateLimitStore) {
-			return this.storeTarget.description();
+			if (this.evictionPolicy == null) {
+				return this.storeTarget.description();
+			}
+			// Read by the heartbeat, which starts (and beats once) before the context is
+			// refreshed.
+			String policy = this.evictionPolicy.policy();
+			return this.storeTarget.description() + " (maxmemory-policy " + policy
+					+ (EvictionPolicySource.evicts(policy) ? ", evicts limit keys" : "") + ")";
 		}
 		if ("memory".equals(this.store.name())) {
 			return "in-memory (max-keys " + this.properties.getMemory().getMaxKeys() + ")";

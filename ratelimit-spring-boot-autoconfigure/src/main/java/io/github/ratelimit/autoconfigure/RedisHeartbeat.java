@@ -62,12 +62,27 @@ class RedisHeartbeat implements SmartLifecycle {
 	/** One heartbeat at a time: the schedule's, or one a decision waits for. */
 	private final Object beating = new Object();
 
+	/** Checked when Redis first answers and each time it answers again; may be absent. */
+	private final @Nullable RedisEvictionPolicy evictionPolicy;
+
+	/**
+	 * Whether Redis has answered since the last failure (or since the start). Guarded by
+	 * {@link #beating}.
+	 */
+	private boolean answered;
+
 	RedisHeartbeat(ObjectProvider<RateLimitStore> store, LiveLimits liveLimits, Duration interval,
 			Duration startupWait) {
+		this(store, liveLimits, interval, startupWait, null);
+	}
+
+	RedisHeartbeat(ObjectProvider<RateLimitStore> store, LiveLimits liveLimits, Duration interval, Duration startupWait,
+			@Nullable RedisEvictionPolicy evictionPolicy) {
 		this.store = store;
 		this.liveLimits = liveLimits;
 		this.interval = interval;
 		this.startupWait = startupWait;
+		this.evictionPolicy = evictionPolicy;
 	}
 
 	@Override
@@ -121,6 +136,7 @@ class RedisHeartbeat implements SmartLifecycle {
 			if (failover != null) {
 				failover.heartbeatFailed(ex);
 			}
+			this.answered = false;
 			if (!this.failing) {
 				this.failing = true;
 				logger.warn("Rate limit heartbeat to Redis failed (" + ex.getMessage()
@@ -136,6 +152,14 @@ class RedisHeartbeat implements SmartLifecycle {
 			failover.heartbeat(heartbeat);
 		}
 		applyLiveLimits(heartbeat.liveLimitsVersion());
+		if (!this.answered) {
+			// The first answer, or one after a failure: maybe another server (a restart,
+			// a failover), whose eviction policy may differ.
+			this.answered = true;
+			if (this.evictionPolicy != null) {
+				this.evictionPolicy.check();
+			}
+		}
 	}
 
 	private void applyLiveLimits(long version) {

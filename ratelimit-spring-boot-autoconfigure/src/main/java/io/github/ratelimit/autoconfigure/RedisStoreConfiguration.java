@@ -160,10 +160,21 @@ class RedisStoreConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RedisHeartbeat rateLimitRedisHeartbeat(ObjectProvider<RateLimitStore> rateLimitStore,
-			LiveLimits rateLimitLiveLimits, RateLimitProperties properties) {
+			LiveLimits rateLimitLiveLimits, RateLimitProperties properties,
+			ObjectProvider<RedisEvictionPolicy> rateLimitRedisEvictionPolicy) {
 		RateLimitProperties.Redis redis = properties.getRedis();
 		return new RedisHeartbeat(rateLimitStore, rateLimitLiveLimits, heartbeatInterval(redis),
-				redis.getConnectTimeout());
+				redis.getConnectTimeout(), rateLimitRedisEvictionPolicy.getIfUnique());
+	}
+
+	/**
+	 * Redis's {@code maxmemory-policy}, read by the heartbeat when Redis answers, for the
+	 * log, the health indicator and the startup summary.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	RedisEvictionPolicy rateLimitRedisEvictionPolicy(RedisConnectionFactory redisConnectionFactory) {
+		return new RedisEvictionPolicy(redisConnectionFactory);
 	}
 
 	/**

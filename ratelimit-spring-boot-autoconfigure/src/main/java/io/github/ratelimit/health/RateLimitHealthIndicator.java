@@ -1,6 +1,9 @@
 package io.github.ratelimit.health;
 
 import java.util.Locale;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -22,7 +25,10 @@ import io.github.ratelimit.status.StoreStatusSource;
  * {@code none}), {@code failureMode}, {@code failures} (failed store calls since startup)
  * and {@code instances} (how many instances share the limits, as this one counts them).
  * With Redis, the state follows the store's heartbeat too, so it turns {@code degraded}
- * within about a heartbeat once Redis stops answering, though no request came.
+ * within about a heartbeat once Redis stops answering, though no request came, and the
+ * details add {@code maxmemoryPolicy}: Redis's {@code maxmemory-policy} (an
+ * {@code allkeys-*} or {@code volatile-*} policy may evict limit keys, which resets
+ * them), or {@code unknown} when Redis refuses {@code CONFIG GET}.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -30,12 +36,25 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 
 	private final StoreStatusSource status;
 
+	private final @Nullable Supplier<String> maxmemoryPolicy;
+
 	/**
 	 * Creates an indicator.
 	 * @param status the store's status
 	 */
 	public RateLimitHealthIndicator(StoreStatusSource status) {
+		this(status, null);
+	}
+
+	/**
+	 * Creates an indicator that names the store server's eviction policy too.
+	 * @param status the store's status
+	 * @param maxmemoryPolicy the server's {@code maxmemory-policy}, {@code unknown} when
+	 * it could not be read, or {@code null} when the store has none
+	 */
+	public RateLimitHealthIndicator(StoreStatusSource status, @Nullable Supplier<String> maxmemoryPolicy) {
 		this.status = status;
+		this.maxmemoryPolicy = maxmemoryPolicy;
 	}
 
 	@Override
@@ -43,13 +62,16 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 		StoreStatus status = this.status.probe();
 		Health.Builder health = (status.degraded() && status.failureMode() == FailureMode.CLOSED)
 				? Health.outOfService() : Health.up();
-		return health.withDetail("store", status.store())
+		health.withDetail("store", status.store())
 			.withDetail("state", status.degraded() ? "degraded" : "healthy")
 			.withDetail("breaker", status.breaker().name().toLowerCase(Locale.ROOT).replace('_', '-'))
 			.withDetail("failureMode", status.failureMode().name().toLowerCase(Locale.ROOT))
 			.withDetail("failures", status.failures())
-			.withDetail("instances", status.instances())
-			.build();
+			.withDetail("instances", status.instances());
+		if (this.maxmemoryPolicy != null) {
+			health.withDetail("maxmemoryPolicy", this.maxmemoryPolicy.get());
+		}
+		return health.build();
 	}
 
 }

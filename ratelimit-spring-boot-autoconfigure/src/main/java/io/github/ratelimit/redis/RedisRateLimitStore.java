@@ -783,7 +783,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		/**
 		 * Sets the clock passed to the script instead of Redis {@code TIME}; {@code null}
-		 * (the default) uses Redis time, which every instance shares.
+		 * (the default) uses Redis time, which every instance shares. Instances whose
+		 * clocks differ by less than a window stay within their limits: no key goes back
+		 * to an older window or gives time back for a caller whose clock is behind, and
+		 * the window algorithms' keys live one window longer.
 		 * @param timeSource the clock, or {@code null} for Redis time
 		 * @return this builder
 		 */

@@ -68,7 +68,7 @@ class RateLimitStartupSummaryTests {
 					"ratelimit.failure-mode=closed", "ratelimit.filter.rules[0].paths=/api/**")
 			.run((context) -> assertThat(context.getBean(RateLimitStartupSummary.class).summary())
 				.isEqualTo("Rate limiting: store redis://" + redis.host() + ":" + redis.port()
-						+ ", failure mode closed, 0 buckets, 0 filter rules\n"
+						+ " (maxmemory-policy noeviction), failure mode closed, 0 buckets, 0 filter rules\n"
 						+ "  skipped: 1 filter rule (not a servlet or reactive web application)"));
 		assertThat(output).containsOnlyOnce("Rate limiting: store redis://");
 	}
@@ -82,7 +82,8 @@ class RateLimitStartupSummaryTests {
 			.withPropertyValues("spring.data.redis.host=" + redis.host(), "spring.data.redis.port=" + redis.port(),
 					"spring.data.redis.database=2")
 			.run((context) -> assertThat(context.getBean(RateLimitStartupSummary.class).summary())
-				.startsWith("Rate limiting: store redis://" + redis.host() + ":" + redis.port() + "/2, "));
+				.startsWith("Rate limiting: store redis://" + redis.host() + ":" + redis.port()
+						+ "/2 (maxmemory-policy noeviction), "));
 	}
 
 	@Test

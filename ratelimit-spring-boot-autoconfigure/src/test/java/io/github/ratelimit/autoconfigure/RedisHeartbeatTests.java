@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.beans.factory.support.StaticListableBeanFactory;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
@@ -88,8 +90,13 @@ class RedisHeartbeatTests {
 	}
 
 	private Instance instance() {
+		return instance(null);
+	}
+
+	private Instance instance(@Nullable RedisEvictionPolicy evictionPolicy) {
 		Instance instance = new Instance(new LiveLimits(new BucketRegistry(LimitSettings.NONE, Map.of()),
-				new InMemoryLiveLimitsStore(), new LiveLimitSettingsParser(), false, Clock.systemUTC()));
+				new InMemoryLiveLimitsStore(), new LiveLimitSettingsParser(), false, Clock.systemUTC()),
+				evictionPolicy);
 		this.instances.add(instance);
 		return instance;
 	}
@@ -182,7 +189,7 @@ class RedisHeartbeatTests {
 		};
 		LiveLimits liveLimits = new LiveLimits(registry, flaky, new LiveLimitSettingsParser(), false,
 				Clock.systemUTC());
-		Instance a = new Instance(liveLimits);
+		Instance a = new Instance(liveLimits, null);
 		this.instances.add(a);
 		redis.server().command("INCR", "{rl}:live-limits:version");
 		a.heartbeat.beat();
@@ -206,6 +213,36 @@ class RedisHeartbeatTests {
 			a.heartbeat.beat();
 			return !a.store.isDegraded();
 		});
+	}
+
+	@Test
+	void theEvictionPolicyIsReadWhenRedisFirstAnswersAndAgainWhenItAnswersAfterFailing() {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(redis.host(), redis.port()));
+		factory.afterPropertiesSet();
+		factory.start();
+		try {
+			RedisEvictionPolicy policy = new RedisEvictionPolicy(factory);
+			Instance a = instance(policy);
+			assertThat(policy.policy()).isEqualTo("unknown");
+			a.heartbeat.beat();
+			assertThat(policy.policy()).isEqualTo("noeviction");
+			redis.server().command("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
+			a.heartbeat.beat();
+			assertThat(policy.policy()).as("not read again while Redis answers").isEqualTo("noeviction");
+			redis.server().pause();
+			a.heartbeat.beat();
+			redis.server().resume();
+			awaitCondition("a heartbeat answered", () -> {
+				a.heartbeat.beat();
+				return !a.store.isDegraded();
+			});
+			assertThat(policy.policy()).isEqualTo("allkeys-lru");
+		}
+		finally {
+			redis.server().command("CONFIG", "SET", "maxmemory-policy", "noeviction");
+			factory.destroy();
+		}
 	}
 
 	private static void awaitCondition(String what, BooleanSupplier condition) {
@@ -233,7 +270,7 @@ class RedisHeartbeatTests {
 
 		final RedisHeartbeat heartbeat;
 
-		Instance(LiveLimits liveLimits) {
+		Instance(LiveLimits liveLimits, @Nullable RedisEvictionPolicy evictionPolicy) {
 			RedisRateLimitStore redis = RedisRateLimitStore.builder(client)
 				.timeout(Duration.ofMillis(500))
 				.connectTimeout(Duration.ofSeconds(30))
@@ -244,7 +281,7 @@ class RedisHeartbeatTests {
 				.build();
 			StaticListableBeanFactory beans = new StaticListableBeanFactory(Map.of("store", this.store));
 			this.heartbeat = new RedisHeartbeat(beans.getBeanProvider(RateLimitStore.class), liveLimits, INTERVAL,
-					Duration.ofSeconds(30));
+					Duration.ofSeconds(30), evictionPolicy);
 		}
 
 		@Override

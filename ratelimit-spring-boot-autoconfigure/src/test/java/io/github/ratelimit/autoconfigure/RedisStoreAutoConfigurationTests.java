@@ -66,8 +66,9 @@ class RedisStoreAutoConfigurationTests {
 			assertThat(store.isStarted()).as("connected, script loaded, warmed up").isTrue();
 			Health health = context.getBean(RateLimitHealthIndicator.class).health();
 			assertThat(health.getStatus()).isEqualTo(Status.UP);
-			assertThat(health.getDetails()).containsExactlyInAnyOrderEntriesOf(Map.of("store", "redis", "state",
-					"healthy", "breaker", "closed", "failureMode", "fallback", "failures", 0L, "instances", 1));
+			assertThat(health.getDetails())
+				.containsExactlyInAnyOrderEntriesOf(Map.of("store", "redis", "state", "healthy", "breaker", "closed",
+						"failureMode", "fallback", "failures", 0L, "instances", 1, "maxmemoryPolicy", "noeviction"));
 		});
 	}
 
