@@ -19,10 +19,13 @@ import io.github.ratelimit.status.StoreStatusSource;
  * <p>
  * Details: {@code store} ({@code redis}, {@code memory}), {@code state} ({@code healthy}
  * or {@code degraded}), {@code breaker} ({@code closed}, {@code open}, {@code half-open},
- * {@code none}), {@code failureMode}, {@code failures} (failed store calls since startup)
- * and {@code instances} (how many instances share the limits, as this one counts them).
- * With Redis, the state follows the store's heartbeat too, so it turns {@code degraded}
- * within about a heartbeat once Redis stops answering, though no request came.
+ * {@code none}), {@code failureMode}, {@code failures} (failed store calls since
+ * startup), {@code instances} (how many instances share the limits, as this one counts
+ * them) and, while degraded, {@code lastFailure}: the last failure, its cause first (such
+ * as {@code Redis authentication failed (...)} or {@code Redis refused the connection
+ * (...)}). With Redis, the state follows the store's heartbeat too, so it turns
+ * {@code degraded} within about a heartbeat once Redis stops answering, though no request
+ * came.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -43,13 +46,16 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 		StoreStatus status = this.status.probe();
 		Health.Builder health = (status.degraded() && status.failureMode() == FailureMode.CLOSED)
 				? Health.outOfService() : Health.up();
-		return health.withDetail("store", status.store())
+		health.withDetail("store", status.store())
 			.withDetail("state", status.degraded() ? "degraded" : "healthy")
 			.withDetail("breaker", status.breaker().name().toLowerCase(Locale.ROOT).replace('_', '-'))
 			.withDetail("failureMode", status.failureMode().name().toLowerCase(Locale.ROOT))
 			.withDetail("failures", status.failures())
-			.withDetail("instances", status.instances())
-			.build();
+			.withDetail("instances", status.instances());
+		if (status.lastFailure() != null) {
+			health.withDetail("lastFailure", status.lastFailure());
+		}
+		return health.build();
 	}
 
 }
