@@ -1,6 +1,7 @@
 package io.github.ratelimit.redis;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -31,22 +32,22 @@ public final class RedisFailureCause {
 		AUTHENTICATION("Redis authentication failed", true),
 
 		/** The user may not run a command the store needs: ACL {@code NOPERM}. */
-		AUTHORIZATION("Redis refused a command the rate limit store needs (ACL NOPERM)", true),
+		AUTHORIZATION("Redis ACL refused a command the rate limit store needs", true),
 
 		/** The server's TLS certificate is not trusted or does not match the host. */
 		TLS_TRUST("Redis TLS certificate not trusted", true),
 
 		/** The host name does not resolve. */
-		UNKNOWN_HOST("Redis host unknown", true),
+		UNKNOWN_HOST("Redis host unknown", true, true),
 
 		/** The server is a read-only replica: the store's script writes. */
 		READ_ONLY_REPLICA("Redis is a read-only replica", false),
 
 		/** The connection or a command timed out. */
-		TIMEOUT("Redis timed out", false),
+		TIMEOUT("Redis timed out", false, true),
 
 		/** Nothing listens on the address: Redis is down or the port is wrong. */
-		CONNECTION_REFUSED("Redis refused the connection", false),
+		CONNECTION_REFUSED("Redis refused the connection", false, true),
 
 		/** Anything else (a dropped connection, a server error). */
 		OTHER("Redis failed", false);
@@ -55,9 +56,16 @@ public final class RedisFailureCause {
 
 		private final boolean permanent;
 
+		private final boolean networkLevel;
+
 		Kind(String label, boolean permanent) {
+			this(label, permanent, false);
+		}
+
+		Kind(String label, boolean permanent, boolean networkLevel) {
 			this.label = label;
 			this.permanent = permanent;
+			this.networkLevel = networkLevel;
 		}
 
 		/**
@@ -96,15 +104,20 @@ public final class RedisFailureCause {
 	 */
 	public static RedisFailureCause of(Throwable failure) {
 		Objects.requireNonNull(failure, "'failure' must not be null");
-		List<Throwable> chain = chain(failure);
+		List<Throwable> outermostFirst = chain(failure);
+		List<Throwable> deepestFirst = new ArrayList<>(outermostFirst);
+		Collections.reverse(deepestFirst);
 		for (Kind kind : Kind.values()) {
+			// A server's reply is best told by the exception that holds it; a network
+			// failure by the outermost that names it (Netty adds the address there).
+			List<Throwable> chain = (kind.networkLevel) ? outermostFirst : deepestFirst;
 			for (Throwable cause : chain) {
 				if (kind != Kind.OTHER && is(kind, cause)) {
 					return new RedisFailureCause(kind, cause);
 				}
 			}
 		}
-		return new RedisFailureCause(Kind.OTHER, chain.get(chain.size() - 1));
+		return new RedisFailureCause(Kind.OTHER, deepestFirst.get(0));
 	}
 
 	private static List<Throwable> chain(Throwable failure) {
