@@ -1,11 +1,20 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.health.contributor.Health;
@@ -160,6 +169,55 @@ class RedisStartupFailureTests {
 		finally {
 			redis.server().resume();
 		}
+	}
+
+	@Test
+	void anUntrustedCertificateFailsARequiredStoreNamingTlsTrustAndABundleFixesIt(@TempDir Path dir) throws Exception {
+		int tlsPort = RedisStoreAutoConfigurationTests.unusedPort();
+		Path cert = dir.resolve("cert.pem");
+		Path key = dir.resolve("key.pem");
+		openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost", "-addext",
+				"subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key.toString(), "-out", cert.toString());
+		redis.server()
+			.command("CONFIG", "SET", "tls-cert-file", cert.toString(), "tls-key-file", key.toString(),
+					"tls-ca-cert-file", cert.toString(), "tls-auth-clients", "no");
+		redis.server().command("CONFIG", "SET", "tls-port", Integer.toString(tlsPort));
+		try {
+			ApplicationContextRunner tls = this.runner
+				.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class))
+				.withPropertyValues("spring.data.redis.host=localhost", "spring.data.redis.port=" + tlsPort,
+						"spring.data.redis.ssl.enabled=true", "ratelimit.store=redis");
+			tls.run((context) -> {
+				FailureAnalysis analysis = analyze(context);
+				assertThat(analysis.getDescription()).startsWith("Redis TLS certificate not trusted (");
+				assertThat(analysis.getAction()).contains("spring.data.redis.ssl.bundle");
+			});
+			tls.withPropertyValues("spring.ssl.bundle.pem.redis.truststore.certificate=file:" + cert,
+					"spring.data.redis.ssl.bundle=redis")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					assertThat(health(context).getDetails()).containsEntry("state", "healthy");
+				});
+		}
+		finally {
+			redis.server().command("CONFIG", "SET", "tls-port", "0");
+		}
+	}
+
+	private static void openssl(String... args) throws Exception {
+		List<String> command = new ArrayList<>();
+		command.add("openssl");
+		command.addAll(List.of(args));
+		Process process;
+		try {
+			process = new ProcessBuilder(command).redirectErrorStream(true).start();
+		}
+		catch (IOException ex) {
+			Assumptions.abort("openssl is not on the PATH: " + ex.getMessage());
+			return;
+		}
+		String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+		assertThat(process.waitFor()).as(output).isZero();
 	}
 
 	private static Health health(AssertableApplicationContext context) {
