@@ -19,6 +19,11 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
+import org.springframework.data.redis.connection.RedisPassword;
+import org.springframework.data.redis.connection.RedisStaticMasterReplicaConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
@@ -91,6 +96,41 @@ class RedisMasterReplicaTests {
 			assertThat(health.getDetails()).containsEntry("state", "healthy").doesNotContainKey("lastFailure");
 		});
 		assertThat(output).doesNotContain("RedisURI is not available").doesNotContain("localhost:6379");
+	}
+
+	/**
+	 * An application's own factory, with a database: Spring Boot 4.1.1 does not apply
+	 * {@code spring.data.redis.database} to static master/replica nodes (the
+	 * application's connections and the store's use database 0 then).
+	 */
+	@Test
+	void theNodesGetTheCredentialsDatabaseAndClientNameOfTheConfiguration() {
+		for (RedisServerExtension node : List.of(master, replica)) {
+			// ACL users are not replicated: each node has its own.
+			node.server().command("ACL", "SETUSER", "mr-app", "on", ">mr-secret", "~*", "&*", "+@all");
+		}
+		this.runner.withBean(LettuceConnectionFactory.class, () -> {
+			RedisStaticMasterReplicaConfiguration nodes = new RedisStaticMasterReplicaConfiguration(replica.host(),
+					replica.port());
+			nodes.node(master.host(), master.port());
+			nodes.setDatabase(3);
+			nodes.setUsername("mr-app");
+			nodes.setPassword(RedisPassword.of("mr-secret"));
+			return new LettuceConnectionFactory(nodes,
+					LettuceClientConfiguration.builder().clientName("rl-mr").build());
+		}).run((context) -> {
+			FailoverRateLimitStore store = context.getBean(FailoverRateLimitStore.class);
+			assertThat(((RedisRateLimitStore) store.primary()).isStarted()).isTrue();
+			assertThat(store.decide("mr-auth", "k", List.of(LimitSpec.of(1, "1m", Algorithm.GCRA)), 1).allowed())
+				.isTrue();
+			assertThat(store.failureCount()).isZero();
+			assertThat(master.server().command("CLIENT", "LIST").lines())
+				.anySatisfy((client) -> assertThat(client).contains(" name=rl-mr ")
+					.contains(" db=3 ")
+					.contains(" user=mr-app ")
+					.contains(" cmd=evalsha "));
+			assertThat(context.getBean(StoreTarget.class).description()).contains(master.server().address() + "/3");
+		});
 	}
 
 	/**

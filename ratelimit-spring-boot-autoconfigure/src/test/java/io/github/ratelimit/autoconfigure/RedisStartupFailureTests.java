@@ -126,6 +126,16 @@ class RedisStartupFailureTests {
 	}
 
 	@Test
+	void aUserWithoutEvalshaFailsStartupOnJedisAlike() {
+		as("noevalsha", "right").withClassLoader(new FilteredClassLoader("io.lettuce")).run((context) -> {
+			FailureAnalysis analysis = analyze(context);
+			assertThat(analysis.getDescription()).startsWith("Redis ACL refused a command the rate limit store needs (")
+				.contains("NOPERM")
+				.contains("EVALSHA");
+		});
+	}
+
+	@Test
 	void anUnknownHostFailsARequiredStoreAndWarnsOtherwise(CapturedOutput output) {
 		ApplicationContextRunner unknown = this.runner
 			.withPropertyValues("spring.data.redis.host=no-such-host.invalid");
