@@ -19,7 +19,16 @@ abstract class ConfigurationFailureAnalyzer<T extends Throwable> extends Abstrac
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, T cause) {
-		return new FailureAnalysis(String.valueOf(cause.getMessage()), action(cause), cause);
+		return new FailureAnalysis(description(cause), action(cause), cause);
+	}
+
+	/**
+	 * Returns what went wrong; the exception's message unless overridden.
+	 * @param cause the error
+	 * @return the description
+	 */
+	String description(T cause) {
+		return String.valueOf(cause.getMessage());
 	}
 
 	/**

@@ -19,6 +19,7 @@ import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisNode;
 import org.springframework.data.redis.connection.RedisSentinelConfiguration;
+import org.springframework.data.redis.connection.RedisStaticMasterReplicaConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.ClassUtils;
@@ -30,8 +31,10 @@ import io.github.ratelimit.bucket.LiveLimits;
 import io.github.ratelimit.bucket.LiveLimitsStore;
 import io.github.ratelimit.failover.BreakerSettings;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
+import io.github.ratelimit.redis.LettuceMasterReplica;
 import io.github.ratelimit.redis.RedisLiveLimitsStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
+import io.github.ratelimit.status.FailureMode;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RejectionCache;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
@@ -67,6 +70,8 @@ class RedisStoreConfiguration {
 			.connectTimeout(positive("ratelimit.redis.connect-timeout", redis.getConnectTimeout()))
 			.timeSource((redis.getTimeSource() == TimeSourceType.LOCAL) ? TimeSource.system() : null)
 			.coalescing(redis.getCoalescing().isEnabled())
+			.required(properties.getStore() == RateLimitProperties.StoreType.REDIS)
+			.whileUnavailable(whileUnavailable(properties.getFailureMode()))
 			.build();
 		InMemoryRateLimitStore fallback = InMemoryRateLimitStore.builder()
 			.maxKeys(properties.getMemory().getMaxKeys())
@@ -83,6 +88,19 @@ class RedisStoreConfiguration {
 			failover.instances(atLeastOne("ratelimit.fallback.instances", instances));
 		}
 		return failover.build();
+	}
+
+	/**
+	 * What decisions do while Redis cannot be used, for the WARN of a start without it.
+	 */
+	private static String whileUnavailable(FailureMode mode) {
+		return switch (mode) {
+			case FALLBACK -> "limits are per instance now (ratelimit.failure-mode=fallback): each instance "
+					+ "enforces its share of every limit in memory until Redis answers";
+			case OPEN -> "rate limited requests are all allowed now (ratelimit.failure-mode=open) until Redis answers";
+			case CLOSED ->
+				"rate limited requests are all refused now (ratelimit.failure-mode=closed) until Redis " + "answers";
+		};
 	}
 
 	private static @Nullable RejectionCache rejectionCache(RateLimitProperties.LocalRejections local) {
@@ -223,6 +241,14 @@ class RedisStoreConfiguration {
 
 		static StoreTarget of(RedisConnectionFactory redisConnectionFactory) {
 			LettuceConnectionFactory factory = (LettuceConnectionFactory) redisConnectionFactory;
+			RedisStaticMasterReplicaConfiguration masterReplica = LettuceMasterReplica.configurationOf(factory);
+			if (masterReplica != null) {
+				// The script goes to whichever node is the master, found at connect time.
+				return new StoreTarget((factory.isUseSsl() ? "rediss" : "redis") + "-masterreplica://"
+						+ String.join(",", LettuceMasterReplica.nodes(masterReplica))
+						+ ((masterReplica.getDatabase() != 0) ? "/" + masterReplica.getDatabase() : "")
+						+ " (static master/replica: the script runs on the master)");
+			}
 			return target(factory.isUseSsl(), factory.getClusterConfiguration(), factory.getSentinelConfiguration(),
 					factory.getHostName(), factory.getPort(), factory.getDatabase());
 		}

@@ -14,7 +14,10 @@ import io.github.ratelimit.store.RateLimitStore;
  * script, warm the decision path up ({@link RedisRateLimitStore#start()}). It runs after
  * the Redis connection factories (phase 0) and before the web server and message listener
  * containers, so the application takes no request before the store is ready, or before
- * the connect timeout has passed with Redis unreachable.
+ * the connect timeout has passed with Redis unreachable. A Redis that refuses the script,
+ * or (with {@code ratelimit.store=redis}) fails for a reason waiting will not fix, fails
+ * the start with a {@code RedisStoreUnavailableException}, which
+ * {@link RedisStoreUnavailableFailureAnalyzer} reports.
  */
 class RedisStoreLifecycle implements SmartLifecycle {
 

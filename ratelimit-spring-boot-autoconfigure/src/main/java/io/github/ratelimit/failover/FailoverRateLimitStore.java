@@ -109,6 +109,9 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	private final AtomicLong failureCount = new AtomicLong();
 
+	/** The first line of the last failure's message, for the status while degraded. */
+	private volatile @Nullable String lastFailure;
+
 	/**
 	 * Whether the last call to the primary failed: degraded even before the breaker
 	 * opens.
@@ -281,6 +284,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	 * @param cause why it failed
 	 */
 	public void heartbeatFailed(RuntimeException cause) {
+		this.lastFailure = firstLine(cause);
 		if (!this.heartbeatFailed) {
 			logger.debug("Rate limit store '" + this.primary.name() + "' heartbeat failed", cause);
 		}
@@ -307,8 +311,10 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	@Override
 	public StoreStatus status() {
-		return new StoreStatus(this.primary.name(), this.mode, isDegraded(), this.failureCount.get(),
-				this.breaker.state(), (this.rejections != null) ? this.rejections.answered() : 0, instances());
+		boolean degraded = isDegraded();
+		return new StoreStatus(this.primary.name(), this.mode, degraded, this.failureCount.get(), this.breaker.state(),
+				(this.rejections != null) ? this.rejections.answered() : 0, instances(),
+				degraded ? this.lastFailure : null);
 	}
 
 	/**
@@ -755,6 +761,11 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		}
 	}
 
+	private static String firstLine(Throwable failure) {
+		String message = failure.getMessage();
+		return (message != null) ? message.lines().findFirst().orElse("") : failure.getClass().getSimpleName();
+	}
+
 	private void recordSuccess() {
 		this.lastCallFailed = false;
 		this.breaker.onSuccess();
@@ -762,6 +773,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	}
 
 	private void recordFailure(RateLimitStoreException ex) {
+		this.lastFailure = firstLine(ex);
 		this.lastCallFailed = true;
 		this.dataCheck.needed();
 		this.breaker.onFailure();

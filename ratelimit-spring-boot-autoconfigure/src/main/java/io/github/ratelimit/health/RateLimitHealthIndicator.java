@@ -22,11 +22,13 @@ import io.github.ratelimit.status.StoreStatusSource;
  * <p>
  * Details: {@code store} ({@code redis}, {@code memory}), {@code state} ({@code healthy}
  * or {@code degraded}), {@code breaker} ({@code closed}, {@code open}, {@code half-open},
- * {@code none}), {@code failureMode}, {@code failures} (failed store calls since startup)
- * and {@code instances} (how many instances share the limits, as this one counts them).
- * With Redis, the state follows the store's heartbeat too, so it turns {@code degraded}
- * within about a heartbeat once Redis stops answering, though no request came, and the
- * details add {@code maxmemoryPolicy}: Redis's {@code maxmemory-policy} (an
+ * {@code none}), {@code failureMode}, {@code failures} (failed store calls since
+ * startup), {@code instances} (how many instances share the limits, as this one counts
+ * them) and, while degraded, {@code lastFailure}: the last failure, its cause first (such
+ * as {@code Redis authentication failed (...)} or {@code Redis refused the connection
+ * (...)}). With Redis, the state follows the store's heartbeat too, so it turns
+ * {@code degraded} within about a heartbeat once Redis stops answering, though no request
+ * came, and the details add {@code maxmemoryPolicy}: Redis's {@code maxmemory-policy} (an
  * {@code allkeys-*} or {@code volatile-*} policy may evict limit keys, which resets
  * them), or {@code unknown} when Redis refuses {@code CONFIG GET}.
  *
@@ -70,6 +72,9 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 			.withDetail("instances", status.instances());
 		if (this.maxmemoryPolicy != null) {
 			health.withDetail("maxmemoryPolicy", this.maxmemoryPolicy.get());
+		}
+		if (status.lastFailure() != null) {
+			health.withDetail("lastFailure", status.lastFailure());
 		}
 		return health.build();
 	}

@@ -18,23 +18,27 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.masterreplica.MasterReplica;
+import io.lettuce.core.masterreplica.StatefulRedisMasterReplicaConnection;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.connection.RedisStaticMasterReplicaConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Runs the rate limit script with {@code EVALSHA} on a connection of its own, made from
- * the application's Lettuce client (standalone, Sentinel or Cluster, as the user
- * configured it). After {@code NOSCRIPT} (Redis restarted, {@code SCRIPT FLUSH},
- * failover) the script is loaded again and the call retried once.
+ * the application's Lettuce client (standalone, Sentinel, Cluster or static
+ * master/replica, as the user configured it). After {@code NOSCRIPT} (Redis restarted,
+ * {@code SCRIPT FLUSH}, failover) the script is loaded again and the call retried once.
  * <p>
  * Time limits, and who waits for what:
  * <ul>
@@ -63,6 +67,12 @@ final class LettuceScriptRunner implements ScriptRunner {
 	private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS);
 
 	private final Supplier<AbstractRedisClient> clientSupplier;
+
+	/**
+	 * The static master/replica nodes to connect to with the client, or {@code null} for
+	 * the client's own server(s).
+	 */
+	private final @Nullable Supplier<List<RedisURI>> masterReplicaNodes;
 
 	private final RedisRateLimitScript script;
 
@@ -95,13 +105,16 @@ final class LettuceScriptRunner implements ScriptRunner {
 	/**
 	 * Creates a runner; nothing connects before {@link #start()} or the first call.
 	 * @param client the application's client, asked for when connecting
+	 * @param masterReplicaNodes the static master/replica nodes to connect to with
+	 * {@code client} (a {@link RedisClient}), or {@code null} for its own server(s)
 	 * @param script the script
 	 * @param connectTimeout how long a caller waits for a connection being made
 	 * @param timeout how long Redis may take to answer a command once sent
 	 */
-	LettuceScriptRunner(Supplier<AbstractRedisClient> client, RedisRateLimitScript script, Duration connectTimeout,
-			Duration timeout) {
+	LettuceScriptRunner(Supplier<AbstractRedisClient> client, @Nullable Supplier<List<RedisURI>> masterReplicaNodes,
+			RedisRateLimitScript script, Duration connectTimeout, Duration timeout) {
 		this.clientSupplier = client;
+		this.masterReplicaNodes = masterReplicaNodes;
 		this.script = script;
 		this.connectTimeoutNanos = connectTimeout.toNanos();
 		this.timeoutNanos = timeout.toNanos();
@@ -114,12 +127,17 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	/**
 	 * Runners on a connection of their own from the client of {@code connectionFactory},
-	 * starting the factory if it has not been started.
+	 * starting the factory if it has not been started. With static master/replica nodes
+	 * the connection is a master/replica one on those nodes, which sends the script (a
+	 * write, never read-only) to the master.
 	 * @param connectionFactory the application's connection factory
 	 * @return the runner factory
 	 */
 	static ScriptRunner.Factory on(LettuceConnectionFactory connectionFactory) {
-		return on(() -> {
+		RedisStaticMasterReplicaConfiguration masterReplica = LettuceMasterReplica.configurationOf(connectionFactory);
+		Supplier<List<RedisURI>> nodes = (masterReplica != null)
+				? () -> LettuceMasterReplica.uris(connectionFactory, masterReplica) : null;
+		Supplier<AbstractRedisClient> clients = (() -> {
 			if (connectionFactory.getNativeClient() == null) {
 				connectionFactory.start();
 			}
@@ -129,6 +147,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 			}
 			return client;
 		});
+		return (script, connectTimeout, timeout) -> new LettuceScriptRunner(clients, nodes, script, connectTimeout,
+				timeout);
 	}
 
 	/**
@@ -137,7 +157,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 	 * @return the runner factory
 	 */
 	static ScriptRunner.Factory on(Supplier<AbstractRedisClient> client) {
-		return (script, connectTimeout, timeout) -> new LettuceScriptRunner(client, script, connectTimeout, timeout);
+		return (script, connectTimeout, timeout) -> new LettuceScriptRunner(client, null, script, connectTimeout,
+				timeout);
 	}
 
 	@Override
@@ -288,12 +309,18 @@ final class LettuceScriptRunner implements ScriptRunner {
 		if (client instanceof RedisClusterClient cluster) {
 			StatefulRedisClusterConnection<String, String> connection = cluster.connect(StringCodec.UTF8);
 			connection.addListener(new ReconnectListener());
-			return new Connection(client, connection, connection.async());
+			return new Connection(client, connection, connection.async(), false);
+		}
+		if (client instanceof RedisClient standalone && this.masterReplicaNodes != null) {
+			StatefulRedisMasterReplicaConnection<String, String> connection = MasterReplica.connect(standalone,
+					StringCodec.UTF8, this.masterReplicaNodes.get());
+			connection.addListener(new ReconnectListener());
+			return new Connection(client, connection, connection.async(), true);
 		}
 		if (client instanceof RedisClient standalone) {
 			StatefulRedisConnection<String, String> connection = standalone.connect(StringCodec.UTF8);
 			connection.addListener(new ReconnectListener());
-			return new Connection(client, connection, connection.async());
+			return new Connection(client, connection, connection.async(), false);
 		}
 		throw new IllegalStateException("Unsupported Lettuce client " + client.getClass().getName()
 				+ ": expected a RedisClient or a RedisClusterClient");
@@ -373,13 +400,20 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 		final RedisClusterAsyncCommands<String, String> commands;
 
+		/**
+		 * Whether it is a static master/replica connection: it stays open while any node
+		 * is connected, so a master that is down shows only as a command left unsent.
+		 */
+		final boolean masterReplica;
+
 		private volatile long closedSince = OPEN;
 
 		Connection(AbstractRedisClient client, StatefulConnection<String, String> connection,
-				RedisClusterAsyncCommands<String, String> commands) {
+				RedisClusterAsyncCommands<String, String> commands, boolean masterReplica) {
 			this.client = client;
 			this.connection = connection;
 			this.commands = commands;
+			this.masterReplica = masterReplica;
 		}
 
 		boolean isOpen() {
@@ -442,9 +476,12 @@ final class LettuceScriptRunner implements ScriptRunner {
 			// A connection that closes as the command is dispatched: Lettuce keeps the
 			// command to send after it reconnects, and no I/O thread times it out. Fail
 			// it instead, as for a connection found closed.
+			// On master/replica, a command for a master that is down waits unsent on that
+			// node's connection while the connection as a whole stays open: fail it too.
 			command.guardUntilSent(connection.client.getResources().timer().newTimeout((timeout) -> {
-				if (!isDone() && !command.sent() && !connection.connection.isOpen()) {
-					completeExceptionally(new RedisConnectionException("Redis connection is down"));
+				if (!isDone() && !command.sent() && (connection.masterReplica || !connection.connection.isOpen())) {
+					completeExceptionally(new RedisConnectionException(connection.masterReplica
+							? "Redis master connection is down (static master/replica)" : "Redis connection is down"));
 					command.cancel();
 				}
 			}, LettuceScriptRunner.this.timeoutNanos, TimeUnit.NANOSECONDS));

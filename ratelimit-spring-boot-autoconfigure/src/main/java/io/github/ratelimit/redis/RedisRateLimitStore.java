@@ -137,6 +137,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private volatile Duration heartbeatTimeToLive = DEFAULT_HEARTBEAT_TIME_TO_LIVE;
 
+	/** Whether {@link #start()} fails on a permanent failure instead of logging it. */
+	private final boolean required;
+
+	/** What the WARN of a failed start says decisions do meanwhile. */
+	private final String whileUnavailable;
+
 	/** Sends concurrent decisions on one key together; {@code null} when turned off. */
 	private final @Nullable DecisionCoalescer coalescer;
 
@@ -149,6 +155,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		this.timeSource = builder.timeSource;
 		this.expirySlackMillis = builder.expirySlack.isZero() ? null : Long.toString(builder.expirySlack.toMillis());
 		this.coalescer = builder.coalescing ? new DecisionCoalescer(new BatchScript(), this.maxWaitNanos) : null;
+		this.required = builder.required;
+		this.whileUnavailable = builder.whileUnavailable;
 	}
 
 	/**
@@ -210,12 +218,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	/**
 	 * Connects, loads the script with {@code SCRIPT LOAD} and warms the decision path up
-	 * with peeks on a key of its own, which write nothing. A Redis that cannot be reached
-	 * within {@code wait} is logged and connected to on first use; a Redis that refuses
-	 * the script (scripting disabled, ACL) fails here, with Redis's reason. Starting a
-	 * started store does nothing.
+	 * with peeks on a key of its own, which write nothing. A Redis that cannot be used
+	 * within {@code wait} is logged with its cause ({@link RedisFailureCause}) and
+	 * connected to on first use, unless the failure is permanent and the store
+	 * {@link Builder#required(boolean) requires Redis}; a Redis that refuses the script
+	 * (scripting disabled, an ACL without {@code SCRIPT LOAD} or {@code EVALSHA}) fails
+	 * here, with Redis's reason. Starting a started store does nothing.
 	 * @param wait how long to wait for Redis
-	 * @throws IllegalStateException when Redis answers but refuses the script
+	 * @throws RedisStoreUnavailableException when Redis refuses the script, or when the
+	 * store requires Redis and it fails for a reason waiting will not fix
 	 */
 	public void start(Duration wait) {
 		if (!this.started.compareAndSet(false, true)) {
@@ -228,23 +239,30 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = ScriptRunner.unwrap(causeOf(ex));
-			if (cause instanceof ScriptRefusedException) {
-				throw new IllegalStateException("Redis refused to load " + RedisRateLimitScript.LOCATION
-						+ " (SCRIPT LOAD): " + cause.getMessage()
-						+ ". The Redis rate limit store needs Lua scripting (SCRIPT LOAD, EVALSHA, TIME) on Redis 6.2 or later",
-						cause);
+			RedisFailureCause failure = RedisFailureCause.of(cause);
+			if (refusesScript(cause, failure)) {
+				throw refused(failure, "SCRIPT LOAD");
 			}
-			logger.warn("Redis is not reachable (" + describe(cause)
-					+ "); rate limit decisions use the failure mode until it is, and connect on their own");
+			if (this.required && failure.isPermanent()) {
+				throw new RedisStoreUnavailableException(failure.describe() + "; the rate limit store requires Redis",
+						failure, true);
+			}
+			logger.warn(failure.describe() + "; " + this.whileUnavailable
+					+ ". Decisions go back to Redis on their own once it answers. " + failure.fix());
 			return;
 		}
 		catch (TimeoutException ex) {
-			logger.warn("Redis did not connect within " + Durations.readable(wait)
+			logger.warn(RedisFailureCause.Kind.TIMEOUT.label() + ": no connection within " + Durations.readable(wait)
 					+ " (ratelimit.redis.connect-timeout); the application starts without it, and rate limit "
-					+ "decisions wait for the connection up to that long each, then use the failure mode");
+					+ "decisions wait for the connection up to that long each, then: " + this.whileUnavailable);
 			// Warm up once the connection is made, off the startup thread.
 			connected.thenRun(() -> {
-				Thread warmUp = new Thread(() -> warmUp(started, wait), "ratelimit-redis-warm-up");
+				Thread warmUp = new Thread(() -> {
+					RedisFailureCause refusal = warmUp(started, wait);
+					if (refusal != null) {
+						logger.error(refused(refusal, "EVALSHA").getMessage());
+					}
+				}, "ratelimit-redis-warm-up");
 				warmUp.setDaemon(true);
 				warmUp.start();
 			});
@@ -254,7 +272,26 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			Thread.currentThread().interrupt();
 			return;
 		}
-		warmUp(started, wait);
+		RedisFailureCause refusal = warmUp(started, wait);
+		if (refusal != null) {
+			throw refused(refusal, "EVALSHA");
+		}
+	}
+
+	/**
+	 * Whether Redis answered but will not run the script: an error reply to
+	 * {@code SCRIPT LOAD} other than a refused login (Spring Data Redis reports some of
+	 * those as error replies too), or an ACL refusal.
+	 */
+	private static boolean refusesScript(Throwable cause, RedisFailureCause failure) {
+		return failure.kind() == RedisFailureCause.Kind.AUTHORIZATION
+				|| (cause instanceof ScriptRefusedException && !failure.isPermanent());
+	}
+
+	private static RedisStoreUnavailableException refused(RedisFailureCause failure, String command) {
+		return new RedisStoreUnavailableException(failure.describe() + ": Redis refused " + command + " of "
+				+ RedisRateLimitScript.LOCATION + ". The Redis rate limit store needs Lua scripting (SCRIPT LOAD, "
+				+ "EVALSHA, TIME) on Redis 6.2 or later", failure, false);
 	}
 
 	/**
@@ -314,8 +351,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/**
 	 * Runs the decision path (arguments, script, reply) until the JIT has compiled it, at
 	 * most {@value #WARM_UP_CALLS} times and for at most {@code budget}.
+	 * @return the ACL refusal of {@code EVALSHA} that stopped it, or {@code null}
 	 */
-	private void warmUp(long startedNanos, Duration budget) {
+	private @Nullable RedisFailureCause warmUp(long startedNanos, Duration budget) {
 		long connectedNanos = System.nanoTime();
 		long deadline = connectedNanos + budget.toNanos();
 		List<List<LimitSpec>> limits = new ArrayList<>();
@@ -330,6 +368,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				failures = 0;
 			}
 			catch (RateLimitStoreException ex) {
+				RedisFailureCause failure = RedisFailureCause.of(ex);
+				if (failure.kind() == RedisFailureCause.Kind.AUTHORIZATION) {
+					// SCRIPT LOAD allowed, EVALSHA not: no decision can ever run.
+					return failure;
+				}
 				failures++;
 				logger.debug("A warm-up call of the Redis rate limit store failed: " + ex.getMessage());
 			}
@@ -342,6 +385,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 					+ TimeUnit.NANOSECONDS.toMillis(connectedNanos - startedNanos) + "ms, warmed up with " + calls
 					+ " peeks in " + TimeUnit.NANOSECONDS.toMillis(now - connectedNanos) + "ms");
 		}
+		return null;
 	}
 
 	@Override
@@ -663,14 +707,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
 					cause, true);
 		}
 		if (cause instanceof ScriptOutcomeUnknownException unknown) {
-			return new RateLimitStoreException("Redis rate limit call failed after it was sent: "
-					+ describe(Objects.requireNonNull(unknown.getCause())), unknown, false, true);
+			return new RateLimitStoreException(
+					RedisFailureCause.of(Objects.requireNonNull(unknown.getCause())).describe()
+							+ " after the rate limit call was sent; Redis may have run it",
+					unknown, false, true);
 		}
-		return new RateLimitStoreException("Redis rate limit call failed: " + describe(cause), cause, false);
-	}
-
-	private static String describe(Throwable cause) {
-		return cause.getClass().getSimpleName() + ((cause.getMessage() != null) ? ": " + cause.getMessage() : "");
+		return new RateLimitStoreException(RedisFailureCause.of(cause).describe() + "; the rate limit call failed",
+				cause, false);
 	}
 
 	private static Decision toDecision(List<Object> reply, List<LimitSpec> limits) {
@@ -736,6 +779,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		private Duration expirySlack = Duration.ZERO;
 
 		private boolean coalescing = true;
+
+		private boolean required;
+
+		private String whileUnavailable = "rate limit decisions use the failure mode until Redis answers";
 
 		private Builder(ScriptRunner.Factory runner) {
 			this.runner = runner;
@@ -823,6 +870,30 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		 */
 		public Builder coalescing(boolean coalescing) {
 			this.coalescing = coalescing;
+			return this;
+		}
+
+		/**
+		 * Sets whether the application must have Redis: then {@link #build() the store's}
+		 * {@code start()} fails with a {@link RedisStoreUnavailableException} when Redis
+		 * fails for a reason waiting will not fix (authentication, authorisation, TLS
+		 * trust, unknown host), instead of logging it; {@code false} by default.
+		 * @param required whether Redis is required
+		 * @return this builder
+		 */
+		public Builder required(boolean required) {
+			this.required = required;
+			return this;
+		}
+
+		/**
+		 * Sets what the warning of a start without Redis says decisions do meanwhile, as
+		 * the layer in front of the store handles failures (per instance limits, say).
+		 * @param whileUnavailable the text, a clause without a final full stop
+		 * @return this builder
+		 */
+		public Builder whileUnavailable(String whileUnavailable) {
+			this.whileUnavailable = Objects.requireNonNull(whileUnavailable, "'whileUnavailable' must not be null");
 			return this;
 		}
 

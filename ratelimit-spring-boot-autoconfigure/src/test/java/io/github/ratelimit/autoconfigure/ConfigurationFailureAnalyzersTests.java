@@ -39,6 +39,7 @@ class ConfigurationFailureAnalyzersTests {
 		assertThat(Arrays.stream(factories.getProperty(FailureAnalyzer.class.getName()).split(","))
 			.map(String::trim)
 			.toList()).containsExactlyInAnyOrder(RedisStoreMissingFailureAnalyzer.class.getName(),
+					RedisStoreUnavailableFailureAnalyzer.class.getName(), RedisTopologyFailureAnalyzer.class.getName(),
 					InvalidBucketFailureAnalyzer.class.getName(), InvalidFilterRuleFailureAnalyzer.class.getName(),
 					InvalidRateLimitedFailureAnalyzer.class.getName(),
 					InvalidExpressionFailureAnalyzer.class.getName());

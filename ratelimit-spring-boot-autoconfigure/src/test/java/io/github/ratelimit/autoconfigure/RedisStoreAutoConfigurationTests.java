@@ -320,7 +320,10 @@ class RedisStoreAutoConfigurationTests {
 		return analysis;
 	}
 
-	private static int unusedPort() {
+	/**
+	 * A port nothing listens on, for a Redis that refuses connections.
+	 */
+	static int unusedPort() {
 		try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
 			return socket.getLocalPort();
 		}
