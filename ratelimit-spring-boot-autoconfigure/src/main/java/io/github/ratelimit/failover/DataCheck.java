@@ -23,6 +23,8 @@ final class DataCheck {
 
 	private final LongSupplier nanoTime;
 
+	private final Runnable failed;
+
 	private final Object lock = new Object();
 
 	private volatile boolean needed;
@@ -35,8 +37,15 @@ final class DataCheck {
 	/** When the last check ended. Guarded by {@link #lock}. */
 	private long endedNanos;
 
-	DataCheck(LongSupplier nanoTime) {
+	/**
+	 * Creates the check.
+	 * @param nanoTime the clock
+	 * @param failed runs once for each check that fails (not for each caller that waited
+	 * for it): a failed call of the primary
+	 */
+	DataCheck(LongSupplier nanoTime, Runnable failed) {
 		this.nanoTime = nanoTime;
+		this.failed = failed;
 	}
 
 	/**
@@ -105,6 +114,9 @@ final class DataCheck {
 		boolean passed = !this.needed;
 		synchronized (this.lock) {
 			this.endedNanos = this.nanoTime.getAsLong();
+		}
+		if (!passed) {
+			this.failed.run();
 		}
 		attempt.complete(passed);
 		return passed;

@@ -154,7 +154,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.rejections = builder.rejections;
 		this.writer = builder.writer;
 		this.primaryConnected = builder.primaryConnected;
-		this.dataCheck = new DataCheck(builder.nanoTime);
+		this.dataCheck = new DataCheck(builder.nanoTime, this::checkFailed);
 		String name = this.primary.name();
 		FailureMode mode = this.mode;
 		this.breaker = new CircuitBreaker(builder.breaker,
@@ -370,11 +370,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		if (!this.dataCheck.pending() || this.breaker.state() == BreakerState.OPEN) {
 			return true;
 		}
-		if (this.dataCheck.passes()) {
-			return true;
-		}
-		this.lastCallFailed = true;
-		return false;
+		return this.dataCheck.passes();
 	}
 
 	/**
@@ -770,6 +766,13 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.lastCallFailed = false;
 		this.breaker.onSuccess();
 		writeBackIfPending();
+	}
+
+	/** A check for lost data (a heartbeat) failed on the request path: a failed call. */
+	private void checkFailed() {
+		this.lastCallFailed = true;
+		this.breaker.onFailure();
+		this.failureCount.incrementAndGet();
 	}
 
 	private void recordFailure(RateLimitStoreException ex) {
