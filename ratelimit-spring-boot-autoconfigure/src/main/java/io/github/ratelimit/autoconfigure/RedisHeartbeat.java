@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -66,6 +68,24 @@ class RedisHeartbeat implements SmartLifecycle {
 	private final @Nullable RedisEvictionPolicy evictionPolicy;
 
 	/**
+	 * Reads the eviction policy off the heartbeat: it goes through the application's
+	 * connection factory, whose connection may still be reconnecting (with its own,
+	 * longer timeout) when the store's answers again, and a decision may be waiting for
+	 * the heartbeat. One read at a time; a thread only while there is one to make.
+	 */
+	/**
+	 * Whether {@link #start()} is done: requests may wait for a heartbeat from then on.
+	 */
+	private volatile boolean started;
+
+	private final ThreadPoolExecutor evictionChecks = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS,
+			new LinkedBlockingQueue<>(1), (task) -> {
+				Thread thread = new Thread(task, "ratelimit-eviction-check");
+				thread.setDaemon(true);
+				return thread;
+			}, new ThreadPoolExecutor.DiscardPolicy());
+
+	/**
 	 * Whether Redis has answered since the last failure (or since the start). Guarded by
 	 * {@link #beating}.
 	 */
@@ -112,6 +132,7 @@ class RedisHeartbeat implements SmartLifecycle {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+		this.started = true;
 		long millis = Math.max(1, this.interval.toMillis());
 		executor.scheduleWithFixedDelay(this::beat, millis, millis, TimeUnit.MILLISECONDS);
 	}
@@ -156,8 +177,13 @@ class RedisHeartbeat implements SmartLifecycle {
 			// The first answer, or one after a failure: maybe another server (a restart,
 			// a failover), whose eviction policy may differ.
 			this.answered = true;
-			if (this.evictionPolicy != null) {
+			if (this.evictionPolicy != null && !this.started) {
+				// At startup, before any request: the summary and health show it from the
+				// start.
 				this.evictionPolicy.check();
+			}
+			else if (this.evictionPolicy != null) {
+				this.evictionChecks.execute(this.evictionPolicy::check);
 			}
 		}
 	}
@@ -195,6 +221,7 @@ class RedisHeartbeat implements SmartLifecycle {
 			return;
 		}
 		executor.shutdownNow();
+		this.evictionChecks.shutdownNow();
 		this.executor = null;
 		RedisRateLimitStore redis = redisStore();
 		if (redis != null && !this.failing) {

@@ -1,5 +1,9 @@
 package io.github.ratelimit.aop.operation;
 
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
 
 import org.springframework.aop.framework.AopProxyUtils;
@@ -37,9 +41,12 @@ public class RateLimitedMethodValidator implements BeanPostProcessor {
 	public Object postProcessBeforeInitialization(Object bean, String beanName) throws BeansException {
 		Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
 		if (AnnotationUtils.isCandidateClass(targetClass, RateLimited.class)) {
-			ReflectionUtils.doWithMethods(targetClass,
-					(method) -> this.source.getRateLimitedMethod(method, targetClass),
-					ReflectionUtils.USER_DECLARED_METHODS);
+			// In a stable order (the JVM's is not): buckets register, and errors are
+			// reported, the same way on every start.
+			List<Method> methods = new ArrayList<>();
+			ReflectionUtils.doWithMethods(targetClass, methods::add, ReflectionUtils.USER_DECLARED_METHODS);
+			methods.sort(Comparator.comparing(Method::getName).thenComparing(Method::toGenericString));
+			methods.forEach((method) -> this.source.getRateLimitedMethod(method, targetClass));
 		}
 		return bean;
 	}
