@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -473,8 +474,17 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		String[] args = { "h", this.instanceId, Long.toString(Math.max(1, this.heartbeatTimeToLive.toMillis())),
 				this.instanceId + ":" + this.heartbeats.incrementAndGet(), countReset ? "1" : UNSET };
 		List<Object> reply = await(this.runner.run(this.keys.fleetKeys(), args, null));
-		return new Heartbeat(((Long) reply.get(0)).intValue(), (Long) reply.get(1), String.valueOf(reply.get(2)),
+		return new Heartbeat(((Long) reply.get(0)).intValue(), (Long) reply.get(1), text(reply.get(2)),
 				(Long) reply.get(3));
+	}
+
+	/**
+	 * A bulk string of a reply as text: Spring Data Redis (the Jedis path) answers it as
+	 * bytes, whose {@code toString()} differs on every call, which made every heartbeat
+	 * read a new epoch.
+	 */
+	private static String text(Object bulk) {
+		return (bulk instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(bulk);
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package io.github.ratelimit.redis;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -13,6 +14,7 @@ import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.ManualTimeSource;
+import io.github.ratelimit.store.Heartbeat;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStoreContractTests;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
@@ -56,6 +58,23 @@ class JedisRedisRateLimitStoreTests extends RateLimitStoreContractTests {
 				.isEqualTo(1);
 			assertThat(redis.server().command("CLIENT", "LIST")).contains("name=ratelimit-jedis-contract");
 			assertThat(redis.server().command("KEYS", "jedis-path:*")).contains("jedis-path:{path:k}:gcra0");
+		}
+	}
+
+	/**
+	 * Spring Data Redis answers a bulk string as bytes: the epoch must be read as its
+	 * text, or every heartbeat reads a new one and the instance takes Redis for one that
+	 * lost its data (a write-back of everything it heard of, every heartbeat).
+	 */
+	@Test
+	void successiveHeartbeatsReadTheSameEpoch() {
+		try (RedisRateLimitStore store = RedisRateLimitStore.builderFor(connectionFactory)
+			.keyPrefix("jedis-epoch")
+			.build()) {
+			Heartbeat first = store.heartbeat(Duration.ofSeconds(10));
+			Heartbeat second = store.heartbeat(Duration.ofSeconds(10));
+			assertThat(second.epoch()).isEqualTo(first.epoch()).doesNotStartWith("[B@");
+			assertThat(redis.server().command("GET", "{jedis-epoch}:epoch")).isEqualTo(first.epoch());
 		}
 	}
 
