@@ -319,9 +319,11 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.heartbeatFailed = true;
 		if (cause instanceof PartialStoreOutageException) {
 			// The fleet's keys are on a Redis Cluster master that is down: the other
-			// masters' keys stay on Redis, and cannot be checked for lost data through
-			// that master anyway.
+			// masters' keys stay on Redis. Their data cannot be checked through that
+			// master anyway (the epoch it keeps tells of that master alone), so a check
+			// waiting for this heartbeat ends here rather than failing every decision.
 			this.partialOutageNanos = this.nanoTime.getAsLong();
+			this.dataCheck.passed();
 			return;
 		}
 		this.dataCheck.needed();
