@@ -1,5 +1,6 @@
 package io.github.ratelimit.failover;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -28,6 +29,7 @@ import io.github.ratelimit.status.FailureMode;
 import io.github.ratelimit.status.StoreStatus;
 import io.github.ratelimit.status.StoreStatusSource;
 import io.github.ratelimit.store.Heartbeat;
+import io.github.ratelimit.store.PartialStoreOutageException;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RejectionCache;
 import io.github.ratelimit.store.RateLimitStoreException;
@@ -71,6 +73,12 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	 * than there are.
 	 */
 	private static final int RECENT_HEARTBEATS = 6;
+
+	/**
+	 * How long the status stays degraded after a call failed for its key alone: health
+	 * shows a partial outage while calls for its keys keep failing, and a little after.
+	 */
+	static final Duration PARTIAL_OUTAGE_SHOWN = Duration.ofSeconds(5);
 
 	/** How long a write-back waits before it tries a failing primary again. */
 	private static final long WRITE_BACK_RETRY_MILLIS = 100;
@@ -121,6 +129,15 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	/** Whether the last heartbeat failed: degraded though no request came. */
 	private volatile boolean heartbeatFailed;
 
+	/**
+	 * When a call last failed for its key alone ({@link PartialStoreOutageException}), or
+	 * {@code null}: degraded for {@link #PARTIAL_OUTAGE_SHOWN} after it, without opening
+	 * the breaker for every key.
+	 */
+	private volatile @Nullable Long partialOutageNanos;
+
+	private final LongSupplier nanoTime;
+
 	private volatile @Nullable Heartbeat lastHeartbeat;
 
 	private final RecentMaximum instanceCounts = new RecentMaximum(RECENT_HEARTBEATS);
@@ -155,6 +172,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.writer = builder.writer;
 		this.primaryConnected = builder.primaryConnected;
 		this.dataCheck = new DataCheck(builder.nanoTime, this::checkFailed);
+		this.nanoTime = builder.nanoTime;
 		String name = this.primary.name();
 		FailureMode mode = this.mode;
 		this.breaker = new CircuitBreaker(builder.breaker,
@@ -182,6 +200,16 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	public boolean isDegraded() {
 		// Half-open counts: only the probe calls reach the primary.
 		return this.breaker.state() != BreakerState.CLOSED || this.lastCallFailed || this.heartbeatFailed;
+	}
+
+	/**
+	 * Whether a call failed for its key alone lately (the part of the store holding it, a
+	 * Redis Cluster master, is down), within {@link #PARTIAL_OUTAGE_SHOWN}.
+	 * @return {@code true} during a partial outage
+	 */
+	public boolean isPartlyDown() {
+		Long since = this.partialOutageNanos;
+		return since != null && this.nanoTime.getAsLong() - since < PARTIAL_OUTAGE_SHOWN.toNanos();
 	}
 
 	/**
@@ -289,6 +317,15 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			logger.debug("Rate limit store '" + this.primary.name() + "' heartbeat failed", cause);
 		}
 		this.heartbeatFailed = true;
+		if (cause instanceof PartialStoreOutageException) {
+			// The fleet's keys are on a Redis Cluster master that is down: the other
+			// masters' keys stay on Redis. Their data cannot be checked through that
+			// master anyway (the epoch it keeps tells of that master alone), so a check
+			// waiting for this heartbeat ends here rather than failing every decision.
+			this.partialOutageNanos = this.nanoTime.getAsLong();
+			this.dataCheck.passed();
+			return;
+		}
 		this.dataCheck.needed();
 	}
 
@@ -311,7 +348,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	@Override
 	public StoreStatus status() {
-		boolean degraded = isDegraded();
+		boolean degraded = isDegraded() || isPartlyDown();
 		return new StoreStatus(this.primary.name(), this.mode, degraded, this.failureCount.get(), this.breaker.state(),
 				(this.rejections != null) ? this.rejections.answered() : 0, instances(),
 				degraded ? this.lastFailure : null);
@@ -388,8 +425,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			recordSuccess();
 		}
 		else {
-			this.lastCallFailed = true;
-			this.breaker.onFailure();
+			writeBackFailed();
 		}
 		return written;
 	}
@@ -721,8 +757,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 				this.breaker.onSuccess();
 			}
 			else {
-				this.lastCallFailed = true;
-				this.breaker.onFailure();
+				writeBackFailed();
 			}
 		}
 		scheduleWriteBack(written ? 0 : WRITE_BACK_RETRY_MILLIS);
@@ -775,8 +810,29 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.failureCount.incrementAndGet();
 	}
 
+	private void writeBackFailed() {
+		if (this.outage.lastFailurePartial()) {
+			this.partialOutageNanos = this.nanoTime.getAsLong();
+			this.breaker.onIgnored();
+			return;
+		}
+		this.lastCallFailed = true;
+		this.breaker.onFailure();
+	}
+
 	private void recordFailure(RateLimitStoreException ex) {
 		this.lastFailure = firstLine(ex);
+		if (ex instanceof PartialStoreOutageException) {
+			// One Redis Cluster master down: its keys go to the failure mode, the others
+			// stay on Redis. Neither the breaker nor the data check (the fleet's keys may
+			// be on that master) is involved.
+			this.partialOutageNanos = this.nanoTime.getAsLong();
+			this.breaker.onIgnored();
+			this.failureCount.incrementAndGet();
+			this.failures.failure("Rate limit store '" + this.primary.name() + "' failed for some keys; using "
+					+ "failure-mode " + this.mode.name().toLowerCase(Locale.ROOT) + " for them", ex);
+			return;
+		}
 		this.lastCallFailed = true;
 		this.dataCheck.needed();
 		this.breaker.onFailure();

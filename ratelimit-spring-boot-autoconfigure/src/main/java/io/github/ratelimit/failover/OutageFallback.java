@@ -15,6 +15,7 @@ import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.failover.LastHeard.Heard;
 import io.github.ratelimit.failover.LastHeard.KeyRef;
+import io.github.ratelimit.store.PartialStoreOutageException;
 import io.github.ratelimit.store.RateLimitStore;
 
 /**
@@ -38,6 +39,9 @@ import io.github.ratelimit.store.RateLimitStore;
 final class OutageFallback {
 
 	private static final Log logger = LogFactory.getLog(OutageFallback.class);
+
+	/** See {@link #lastFailurePartial()}. */
+	private volatile boolean lastFailurePartial;
 
 	private final RateLimitStore fallback;
 
@@ -187,6 +191,15 @@ final class OutageFallback {
 	 * @return {@code false} when the store failed (the rest is tried again later),
 	 * {@code true} when every key was written back or decided here again meanwhile
 	 */
+	/**
+	 * Whether the last write-back that failed failed for its key alone
+	 * ({@link PartialStoreOutageException}: the part of the store holding it is down).
+	 * @return {@code true} for a partial outage
+	 */
+	boolean lastFailurePartial() {
+		return this.lastFailurePartial;
+	}
+
 	boolean writeBack(RateLimitStore store) {
 		for (Entry entry : this.entries.values()) {
 			if (!writeBack(store, entry)) {
@@ -226,6 +239,7 @@ final class OutageFallback {
 				logger.debug("Rate limit store '" + store.name() + "' cannot take permits written back; dropped", ex);
 			}
 			catch (RuntimeException ex) {
+				this.lastFailurePartial = ex instanceof PartialStoreOutageException;
 				entry.putBack(pending);
 				logger.debug("Could not write back to rate limit store '" + store.name() + "'; trying again later", ex);
 				return false;
@@ -253,6 +267,7 @@ final class OutageFallback {
 			now = store.peek(bucket, key, entry.limits);
 		}
 		catch (RuntimeException ex) {
+			this.lastFailurePartial = ex instanceof PartialStoreOutageException;
 			logger.debug("Could not read back from rate limit store '" + store.name() + "'; trying again later", ex);
 			return false;
 		}

@@ -56,6 +56,12 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * and they fail at once, as do calls until the next attempt. A call sent on a connection
  * that then closes fails as one whose outcome is unknown
  * ({@link ScriptOutcomeUnknownException}): Redis may have run it.</li>
+ * <li>On a Redis Cluster the connection stays open while one master is down, and Lettuce
+ * keeps commands for that master unsent until it reconnects: such a command fails after
+ * the timeout, the master is then known down and later calls for its slots fail at once
+ * (see {@link ClusterMasters}) while the others stay on Redis. Once the master accepts
+ * connections again, the connection is replaced by a new one; a replica promoted in its
+ * place is found by a topology refresh.</li>
  * </ul>
  */
 final class LettuceScriptRunner implements ScriptRunner {
@@ -292,6 +298,57 @@ final class LettuceScriptRunner implements ScriptRunner {
 		return new Attempt(connection);
 	}
 
+	/**
+	 * A Redis Cluster master found down accepts connections again: a new cluster
+	 * connection, whose node connections connect at once, replaces the current one, whose
+	 * connection to that master waits out Lettuce's reconnect back-off. The old one is
+	 * closed after the timeout, when the calls sent on it have been answered.
+	 */
+	private void clusterMasterBack(ClusterMasters masters) {
+		Attempt next;
+		synchronized (this.lock) {
+			Attempt attempt = this.current;
+			Connection current = (attempt != null) ? attempt.connectionNow() : null;
+			if (this.closed || this.replacement != null || current == null || current.masters != masters) {
+				return;
+			}
+			next = connect(System.nanoTime());
+			this.replacement = next;
+		}
+		next.connection.whenComplete((connection, ex) -> {
+			Attempt old;
+			synchronized (this.lock) {
+				if (this.replacement == next) {
+					this.replacement = null;
+				}
+				if (ex != null) {
+					old = null;
+				}
+				else {
+					old = this.current;
+					this.current = next;
+				}
+			}
+			if (ex != null) {
+				// The current connection's masters, still down, are probed again.
+				logger.warn("Rate limit store: could not reconnect to Redis Cluster: " + ScriptRunner.unwrap(ex));
+				return;
+			}
+			logger.info("Rate limit store: reconnected to Redis Cluster after a master came back");
+			reconnected();
+			Connection oldConnection = (old != null) ? old.connectionNow() : null;
+			if (oldConnection != null) {
+				if (oldConnection.masters != null) {
+					oldConnection.masters.close();
+				}
+				connection.client.getResources()
+					.timer()
+					.newTimeout((timeout) -> oldConnection.connection.closeAsync(), 2 * this.timeoutNanos,
+							TimeUnit.NANOSECONDS);
+			}
+		});
+	}
+
 	@Override
 	public void onReconnect(Runnable listener) {
 		this.reconnected = listener;
@@ -309,18 +366,20 @@ final class LettuceScriptRunner implements ScriptRunner {
 		if (client instanceof RedisClusterClient cluster) {
 			StatefulRedisClusterConnection<String, String> connection = cluster.connect(StringCodec.UTF8);
 			connection.addListener(new ReconnectListener());
-			return new Connection(client, connection, connection.async(), false);
+			ClusterMasters masters = new ClusterMasters(cluster, connection, this.timeoutNanos, this.connector,
+					this::clusterMasterBack);
+			return new Connection(client, connection, connection.async(), false, masters);
 		}
 		if (client instanceof RedisClient standalone && this.masterReplicaNodes != null) {
 			StatefulRedisMasterReplicaConnection<String, String> connection = MasterReplica.connect(standalone,
 					StringCodec.UTF8, this.masterReplicaNodes.get());
 			connection.addListener(new ReconnectListener());
-			return new Connection(client, connection, connection.async(), true);
+			return new Connection(client, connection, connection.async(), true, null);
 		}
 		if (client instanceof RedisClient standalone) {
 			StatefulRedisConnection<String, String> connection = standalone.connect(StringCodec.UTF8);
 			connection.addListener(new ReconnectListener());
-			return new Connection(client, connection, connection.async(), false);
+			return new Connection(client, connection, connection.async(), false, null);
 		}
 		throw new IllegalStateException("Unsupported Lettuce client " + client.getClass().getName()
 				+ ": expected a RedisClient or a RedisClusterClient");
@@ -344,6 +403,9 @@ final class LettuceScriptRunner implements ScriptRunner {
 				continue;
 			}
 			Connection connection = open.connectionNow();
+			if (connection != null && connection.masters != null) {
+				connection.masters.close();
+			}
 			if (connection != null) {
 				// Synchronously: until the close completes the client still holds the
 				// connection, and a client shut down meanwhile would close it again.
@@ -406,14 +468,19 @@ final class LettuceScriptRunner implements ScriptRunner {
 		 */
 		final boolean masterReplica;
 
+		/** The masters of a Redis Cluster connection, {@code null} on other ones. */
+		final @Nullable ClusterMasters masters;
+
 		private volatile long closedSince = OPEN;
 
 		Connection(AbstractRedisClient client, StatefulConnection<String, String> connection,
-				RedisClusterAsyncCommands<String, String> commands, boolean masterReplica) {
+				RedisClusterAsyncCommands<String, String> commands, boolean masterReplica,
+				@Nullable ClusterMasters masters) {
 			this.client = client;
 			this.connection = connection;
 			this.commands = commands;
 			this.masterReplica = masterReplica;
+			this.masters = masters;
 		}
 
 		boolean isOpen() {
@@ -469,6 +536,13 @@ final class LettuceScriptRunner implements ScriptRunner {
 				completeExceptionally(new RedisConnectionException("Redis connection is down"));
 				return;
 			}
+			ClusterMasters masters = connection.masters;
+			String downMaster = (masters != null && this.keys.length > 0) ? masters.downMasterOf(this.keys[0]) : null;
+			if (downMaster != null) {
+				completeExceptionally(new ClusterMasterDownException("Redis Cluster master " + downMaster
+						+ " of the key's slot is down (calls for other masters' slots are sent)"));
+				return;
+			}
 			this.connection = connection;
 			ScriptCommand command = new ScriptCommand(LettuceScriptRunner.this.script.sha1(), this.keys, this.args,
 					this, LettuceScriptRunner.this.timeoutNanos, connection.client.getResources());
@@ -478,10 +552,23 @@ final class LettuceScriptRunner implements ScriptRunner {
 			// it instead, as for a connection found closed.
 			// On master/replica, a command for a master that is down waits unsent on that
 			// node's connection while the connection as a whole stays open: fail it too.
+			// On a cluster, a command for a master that is down waits unsent on that
+			// master's connection while the cluster connection stays open: fail it, and
+			// fail later calls for that master's slots at once.
 			command.guardUntilSent(connection.client.getResources().timer().newTimeout((timeout) -> {
-				if (!isDone() && !command.sent() && (connection.masterReplica || !connection.connection.isOpen())) {
-					completeExceptionally(new RedisConnectionException(connection.masterReplica
-							? "Redis master connection is down (static master/replica)" : "Redis connection is down"));
+				if (!isDone() && !command.sent()
+						&& (connection.masterReplica || masters != null || !connection.connection.isOpen())) {
+					if (masters != null && connection.connection.isOpen() && this.keys.length > 0) {
+						String master = masters.unsent(this.keys[0]);
+						completeExceptionally(new ClusterMasterDownException(
+								"Redis Cluster master " + ((master != null) ? master + " " : "")
+										+ "of the key's slot is down (no connection to it within the timeout)"));
+					}
+					else {
+						completeExceptionally(new RedisConnectionException(
+								connection.masterReplica ? "Redis master connection is down (static master/replica)"
+										: "Redis connection is down"));
+					}
 					command.cancel();
 				}
 			}, LettuceScriptRunner.this.timeoutNanos, TimeUnit.NANOSECONDS));

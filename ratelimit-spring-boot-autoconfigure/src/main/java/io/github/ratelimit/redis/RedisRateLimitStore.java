@@ -34,6 +34,7 @@ import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.TimeSource;
 import io.github.ratelimit.store.Heartbeat;
 import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.PartialStoreOutageException;
 import io.github.ratelimit.store.RateLimitStoreException;
 import io.github.ratelimit.store.StoreArguments;
 
@@ -716,6 +717,18 @@ public final class RedisRateLimitStore implements RateLimitStore {
 							+ " (ratelimit.redis.connect-timeout + ratelimit.redis.timeout)",
 					cause, true);
 		}
+		if (cause instanceof ClusterMasterDownException down) {
+			return new PartialStoreOutageException(down.getMessage() + "; the rate limit call failed", down);
+		}
+		String clusterDown = clusterDown(cause);
+		if (clusterDown != null) {
+			// A Redis Cluster node that does not serve the key's slot now: one whose
+			// master is down (cluster-require-full-coverage yes, until a replica takes
+			// over) or that just restarted. Fast, and not every node says so: the
+			// failure mode answers for this key without opening the breaker for all.
+			return new PartialStoreOutageException(
+					"Redis Cluster answered " + clusterDown + " for the key's slot; the rate limit call failed", cause);
+		}
 		if (cause instanceof ScriptOutcomeUnknownException unknown) {
 			return new RateLimitStoreException(
 					RedisFailureCause.of(Objects.requireNonNull(unknown.getCause())).describe()
@@ -724,6 +737,24 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 		return new RateLimitStoreException(RedisFailureCause.of(cause).describe() + "; the rate limit call failed",
 				cause, false);
+	}
+
+	/**
+	 * The {@code CLUSTERDOWN} error reply in {@code failure}'s causes (Lettuce's
+	 * exception, or one a Spring Data Redis driver wrapped it in), or {@code null}.
+	 */
+	private static @Nullable String clusterDown(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			int at = (message != null) ? message.indexOf("CLUSTERDOWN") : -1;
+			if (message != null && at >= 0) {
+				return message.substring(at).lines().findFirst().orElse("CLUSTERDOWN");
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return null;
 	}
 
 	private static Decision toDecision(List<Object> reply, List<LimitSpec> limits) {

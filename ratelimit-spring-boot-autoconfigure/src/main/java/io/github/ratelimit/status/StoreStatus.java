@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
  * @param store the store name ({@code redis}, {@code memory})
  * @param failureMode what happens while it fails
  * @param degraded whether decisions currently bypass it or fail: its circuit breaker is
- * not closed, or its last call failed
+ * not closed, its last call failed, or part of it is down (a Redis Cluster master whose
+ * keys go to the failure mode while the others stay on the store)
  * @param failures how many calls to it failed since startup
  * @param breaker the state of the circuit breaker in front of it
  * @param localRejections how many requests were rejected since startup without asking the

@@ -19,6 +19,7 @@ import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.status.BreakerState;
 import io.github.ratelimit.status.FailureMode;
 import io.github.ratelimit.status.StoreStatus;
+import io.github.ratelimit.store.PartialStoreOutageException;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStoreException;
 import io.github.ratelimit.store.StoreUnavailableException;
@@ -82,6 +83,38 @@ class FailoverRateLimitStoreTests {
 			store.decide("b", "opener-" + opener++, LIMITS, 1);
 			advance(100);
 		}
+	}
+
+	@Test
+	void aPartialOutageLeavesTheBreakerClosedAndOtherKeysOnTheStoreAndShowsInTheStatus() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		this.primary.partlyDown = "dead-";
+		for (int i = 0; i < 30; i++) {
+			assertThat(store.decide("b", "dead-" + i, LIMITS, 1).origin()).isEqualTo(Decision.Origin.FALLBACK);
+			assertThat(store.decide("b", "ok-" + i, LIMITS, 1).origin()).isEqualTo(Decision.Origin.STORE);
+			advance(100);
+		}
+		assertThat(store.status()).extracting(StoreStatus::degraded, StoreStatus::breaker, StoreStatus::lastFailure)
+			.containsExactly(true, BreakerState.CLOSED,
+					"Redis Cluster master 127.0.0.1:7000 of the key's slot is down");
+		this.primary.partlyDown = null;
+		advance(FailoverRateLimitStore.PARTIAL_OUTAGE_SHOWN.toMillis());
+		assertThat(store.decide("b", "dead-0", LIMITS, 1).origin()).isEqualTo(Decision.Origin.STORE);
+		assertThat(store.status().degraded()).isFalse();
+	}
+
+	@Test
+	void aHeartbeatOnAMasterThatIsDownDoesNotHoldBackTheOtherKeys() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		// The fleet's keys are on the Redis Cluster master that is down.
+		store.checkDataWith(() -> store.heartbeatFailed(new PartialStoreOutageException(
+				"Redis Cluster master 127.0.0.1:7000 of the key's slot is down", null)));
+		this.primary.up.set(false);
+		assertThat(store.decide("b", "k", LIMITS, 1).origin()).isEqualTo(Decision.Origin.FALLBACK);
+		this.primary.up.set(true);
+		advance(100);
+		assertThat(store.decide("b", "other", LIMITS, 1).origin()).isEqualTo(Decision.Origin.STORE);
+		assertThat(store.status().degraded()).as("the heartbeat failed").isTrue();
 	}
 
 	@Test
@@ -304,6 +337,9 @@ class FailoverRateLimitStoreTests {
 
 		volatile @Nullable Error decisionError;
 
+		/** Decisions of keys with this prefix fail as a partial outage, when set. */
+		volatile @Nullable String partlyDown;
+
 		private final InMemoryRateLimitStore delegate = InMemoryRateLimitStore.create();
 
 		Decision peekWithoutCounting(String bucket, String key, List<LimitSpec> limits) {
@@ -340,6 +376,11 @@ class FailoverRateLimitStoreTests {
 		@Override
 		public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 			check();
+			String partlyDown = this.partlyDown;
+			if (partlyDown != null && key.startsWith(partlyDown)) {
+				throw new PartialStoreOutageException("Redis Cluster master 127.0.0.1:7000 of the key's slot is down",
+						null);
+			}
 			Error error = this.decisionError;
 			if (error != null) {
 				throw error;

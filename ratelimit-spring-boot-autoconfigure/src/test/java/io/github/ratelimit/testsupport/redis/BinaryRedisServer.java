@@ -34,6 +34,8 @@ final class BinaryRedisServer implements RedisServer, LocalProcesses.Disposable 
 
 	private final boolean clusterNode;
 
+	private final int clusterNodeTimeoutMillis;
+
 	private final Object lock = new Object();
 
 	private volatile int port;
@@ -46,10 +48,12 @@ final class BinaryRedisServer implements RedisServer, LocalProcesses.Disposable 
 
 	private volatile boolean closed;
 
-	private BinaryRedisServer(RedisEnvironment.Binaries binaries, Path dir, boolean clusterNode) {
+	private BinaryRedisServer(RedisEnvironment.Binaries binaries, Path dir, boolean clusterNode,
+			int clusterNodeTimeoutMillis) {
 		this.binaries = binaries;
 		this.dir = dir;
 		this.clusterNode = clusterNode;
+		this.clusterNodeTimeoutMillis = clusterNodeTimeoutMillis;
 	}
 
 	/**
@@ -60,8 +64,22 @@ final class BinaryRedisServer implements RedisServer, LocalProcesses.Disposable 
 	 * @throws IllegalStateException if it cannot be started
 	 */
 	static BinaryRedisServer startNew(RedisEnvironment.Binaries binaries, boolean clusterNode) {
+		return startNew(binaries, clusterNode, 5000);
+	}
+
+	/**
+	 * Starts a server on a free port.
+	 * @param binaries the binaries to run
+	 * @param clusterNode whether to start it with {@code --cluster-enabled yes}
+	 * @param clusterNodeTimeoutMillis its {@code --cluster-node-timeout} (after which a
+	 * replica takes over a master that stopped answering)
+	 * @return the running server
+	 * @throws IllegalStateException if it cannot be started
+	 */
+	static BinaryRedisServer startNew(RedisEnvironment.Binaries binaries, boolean clusterNode,
+			int clusterNodeTimeoutMillis) {
 		BinaryRedisServer server = new BinaryRedisServer(binaries, LocalProcesses.tempDir("ratelimit-redis-"),
-				clusterNode);
+				clusterNode, clusterNodeTimeoutMillis);
 		LocalProcesses.register(server);
 		try {
 			synchronized (server.lock) {
@@ -287,7 +305,8 @@ final class BinaryRedisServer implements RedisServer, LocalProcesses.Disposable 
 		}
 		if (this.clusterNode) {
 			command.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file",
-					this.dir.resolve("nodes.conf").toString(), "--cluster-node-timeout", "5000"));
+					this.dir.resolve("nodes.conf").toString(), "--cluster-node-timeout",
+					Integer.toString(this.clusterNodeTimeoutMillis)));
 			if (this.binaries.majorVersion() >= 7) {
 				command.addAll(List.of("--cluster-port", Integer.toString(this.busPort)));
 			}

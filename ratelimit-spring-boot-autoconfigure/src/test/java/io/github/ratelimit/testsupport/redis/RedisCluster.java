@@ -15,14 +15,16 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A real Redis Cluster of three masters (no replicas), each a {@code redis-server}
- * process on {@code 127.0.0.1}, joined with {@code redis-cli --cluster create}. Obtained
- * from {@link RedisServerExtension#redisCluster()}.
+ * A real Redis Cluster of three masters (without replicas, or with one replica each),
+ * each node a {@code redis-server} process on {@code 127.0.0.1}, joined with
+ * {@code redis-cli --cluster create}. Obtained from
+ * {@link RedisServerExtension#redisCluster()}.
  * <p>
- * Nodes run with {@code --cluster-node-timeout 5000}. A single node can be stopped,
- * restarted or paused through {@link #nodes()}; a restarted node rejoins with its
- * {@code nodes.conf} but without data. Use {@link #awaitHealthy(Duration)} to wait until
- * the cluster is whole again.
+ * Nodes run with {@code --cluster-node-timeout 5000} without replicas, and 1000 with
+ * replicas (so that a replica takes over a stopped master within seconds). A single node
+ * can be stopped, restarted or paused through {@link #nodes()}; a restarted node rejoins
+ * with its {@code nodes.conf} but without data. Use {@link #awaitHealthy(Duration)} to
+ * wait until the cluster is whole again.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -39,8 +41,11 @@ public final class RedisCluster {
 
 	private final List<BinaryRedisServer> servers;
 
-	private RedisCluster(List<BinaryRedisServer> servers) {
+	private final int replicas;
+
+	private RedisCluster(List<BinaryRedisServer> servers, int replicas) {
 		this.servers = servers;
+		this.replicas = replicas;
 	}
 
 	/**
@@ -50,12 +55,23 @@ public final class RedisCluster {
 	 * @return the running cluster
 	 */
 	static RedisCluster start(RedisEnvironment.Binaries binaries) {
+		return start(binaries, 0);
+	}
+
+	/**
+	 * Starts three masters and {@code replicas} replicas of each, joins them and waits
+	 * until every node reports {@code cluster_state:ok} with all slots assigned.
+	 * @param binaries {@code redis-server} and {@code redis-cli}
+	 * @param replicas the replicas of each master, 0 or 1
+	 * @return the running cluster
+	 */
+	static RedisCluster start(RedisEnvironment.Binaries binaries, int replicas) {
 		List<BinaryRedisServer> servers = new ArrayList<>();
 		try {
-			for (int i = 0; i < MASTERS; i++) {
-				servers.add(BinaryRedisServer.startNew(binaries, true));
+			for (int i = 0; i < MASTERS * (1 + replicas); i++) {
+				servers.add(BinaryRedisServer.startNew(binaries, true, (replicas > 0) ? 1000 : 5000));
 			}
-			RedisCluster cluster = new RedisCluster(List.copyOf(servers));
+			RedisCluster cluster = new RedisCluster(List.copyOf(servers), replicas);
 			cluster.create(binaries.requireCli());
 			cluster.awaitHealthy(HEALTHY_TIMEOUT);
 			return cluster;
@@ -74,7 +90,9 @@ public final class RedisCluster {
 	}
 
 	/**
-	 * The nodes, all masters, in the order they were started.
+	 * The nodes in the order they were started: without replicas all masters; with
+	 * replicas, the masters first as the cluster was created (a replica may have taken
+	 * over since).
 	 * @return the nodes
 	 */
 	public List<RedisServer> nodes() {
@@ -186,7 +204,7 @@ public final class RedisCluster {
 
 	/**
 	 * Waits until every node answers {@code CLUSTER INFO} with {@code cluster_state:ok},
-	 * all 16384 slots assigned and ok, and all {@value #MASTERS} nodes known.
+	 * all 16384 slots assigned and ok, and all nodes known.
 	 * @param timeout how long to wait at most
 	 * @throws IllegalStateException if the cluster is not healthy in time (the message
 	 * has the last {@code CLUSTER INFO} that was not)
@@ -220,7 +238,7 @@ public final class RedisCluster {
 			}
 			if (!info.contains("cluster_state:ok") || !info.contains("cluster_slots_assigned:16384")
 					|| !info.contains("cluster_slots_ok:16384")
-					|| !info.contains("cluster_known_nodes:" + MASTERS + "\r\n")) {
+					|| !info.contains("cluster_known_nodes:" + this.servers.size() + "\r\n")) {
 				return server.address() + ": " + info.replace("\r\n", " ");
 			}
 		}
@@ -258,7 +276,7 @@ public final class RedisCluster {
 	private void create(Path cli) {
 		List<String> command = new ArrayList<>(List.of(cli.toString(), "--cluster", "create"));
 		command.addAll(addresses());
-		command.addAll(Arrays.asList("--cluster-replicas", "0", "--cluster-yes"));
+		command.addAll(Arrays.asList("--cluster-replicas", Integer.toString(this.replicas), "--cluster-yes"));
 		Path output = this.servers.get(0).dir().resolve("cluster-create.log");
 		try {
 			Process process = new ProcessBuilder(command).redirectErrorStream(true)

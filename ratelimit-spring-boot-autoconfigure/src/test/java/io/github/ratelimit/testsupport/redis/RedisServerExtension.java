@@ -41,6 +41,8 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 
 	private final boolean clusterMode;
 
+	private final int replicas;
+
 	private final Object lock = new Object();
 
 	private volatile @Nullable RedisServer server;
@@ -50,7 +52,12 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 	private volatile @Nullable String ownerId;
 
 	private RedisServerExtension(boolean clusterMode) {
+		this(clusterMode, 0);
+	}
+
+	private RedisServerExtension(boolean clusterMode, int replicas) {
 		this.clusterMode = clusterMode;
+		this.replicas = replicas;
 	}
 
 	/**
@@ -70,6 +77,15 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 		return new RedisServerExtension(true);
 	}
 
+	/**
+	 * An extension that starts a cluster of {@value RedisCluster#MASTERS} masters with
+	 * one replica each per test class, nodes with {@code --cluster-node-timeout 1000}.
+	 * @return the extension
+	 */
+	public static RedisServerExtension clusterWithReplicas() {
+		return new RedisServerExtension(true, 1);
+	}
+
 	@Override
 	public void beforeAll(ExtensionContext context) {
 		synchronized (this.lock) {
@@ -84,7 +100,7 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 						+ " at the same time: test classes sharing it must not run concurrently");
 			}
 			if (this.clusterMode) {
-				this.cluster = RedisCluster.start(RedisEnvironment.clusterBinaries());
+				this.cluster = RedisCluster.start(RedisEnvironment.clusterBinaries(), this.replicas);
 			}
 			else {
 				this.server = (RedisEnvironment.standaloneBackend() == RedisEnvironment.Backend.DOCKER)

@@ -1,0 +1,159 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.resource.ClientResources;
+import io.netty.resolver.DefaultAddressResolverGroup;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.store.RateLimitStoreException;
+import io.github.ratelimit.testsupport.redis.RedisCluster;
+import io.github.ratelimit.testsupport.redis.RedisServer;
+import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+
+import static io.github.ratelimit.redis.RedisClusterMasterLossTests.await;
+import static io.github.ratelimit.redis.RedisClusterMasterLossTests.keys;
+import static io.github.ratelimit.redis.RedisClusterMasterLossTests.millis;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link RedisRateLimitStore} on a real Redis Cluster of three masters with one replica
+ * each ({@code cluster-node-timeout 1000}) when a master dies: calls for its slots fail
+ * within the timeout until its replica is promoted, and are decided by Redis again soon
+ * after the promotion, found by a topology refresh (the client has no periodic or
+ * adaptive refresh). Measured figures are printed; bounds are generous (shared machine).
+ */
+class RedisClusterReplicaPromotionTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = RedisServerExtension.clusterWithReplicas();
+
+	private static final Duration TIMEOUT = Duration.ofMillis(200);
+
+	private static final List<LimitSpec> LIMITS = List
+		.of(LimitSpec.builder().limit(1_000_000).window(Duration.ofHours(1)).algorithm(Algorithm.FIXED_WINDOW).build());
+
+	private ClientResources resources;
+
+	private RedisClusterClient client;
+
+	private RedisRateLimitStore store;
+
+	@BeforeEach
+	void connect() {
+		RedisCluster cluster = redis.redisCluster();
+		cluster.awaitHealthy(Duration.ofSeconds(30));
+		// The surviving masters serve their slots while one is down.
+		for (RedisServer node : cluster.nodes()) {
+			node.command("CONFIG", "SET", "cluster-require-full-coverage", "no");
+		}
+		List<RedisURI> nodes = redis.nodes().stream().map((node) -> RedisURI.create("redis://" + node)).toList();
+		this.resources = ClientResources.builder().addressResolverGroup(DefaultAddressResolverGroup.INSTANCE).build();
+		this.client = RedisClusterClient.create(this.resources, nodes);
+		this.store = RedisRateLimitStore.builder(this.client)
+			.timeout(TIMEOUT)
+			.connectTimeout(Duration.ofSeconds(5))
+			.build();
+		this.store.start(Duration.ofSeconds(30));
+	}
+
+	@AfterEach
+	void disconnect() {
+		this.store.close();
+		this.client.shutdown();
+		this.resources.shutdown();
+		RedisCluster cluster = redis.redisCluster();
+		for (RedisServer node : cluster.nodes()) {
+			if (!node.isRunning()) {
+				node.start();
+			}
+		}
+		cluster.awaitHealthy(Duration.ofSeconds(30));
+	}
+
+	@Test
+	void aDeadMastersSlotsFailWithinTheTimeoutAndAreOnRedisSoonAfterItsReplicaIsPromoted() {
+		int port = this.client.getPartitions().getMasterBySlot(0).getUri().getPort();
+		RedisServer victim = redis.redisCluster()
+			.nodes()
+			.stream()
+			.filter((node) -> node.port() == port)
+			.findFirst()
+			.orElseThrow();
+		List<String> victimKeys = keys(this.client, port, true, 3);
+		List<String> otherKeys = keys(this.client, port, false, 3);
+		for (String key : victimKeys) {
+			assertThat(this.store.decide("b", key, LIMITS, 1).allowed()).isTrue();
+		}
+		victim.stop();
+		long stopped = System.nanoTime();
+		long slowestNanos = 0;
+		int failed = 0;
+		long promoted = 0;
+		// Until the replica is promoted (one node timeout and an election), calls on the
+		// dead master's slots fail; each within the timeout.
+		while (promoted == 0) {
+			for (String key : victimKeys) {
+				long start = System.nanoTime();
+				try {
+					this.store.decide("b", key, LIMITS, 1);
+				}
+				catch (RateLimitStoreException ex) {
+					failed++;
+				}
+				slowestNanos = Math.max(slowestNanos, System.nanoTime() - start);
+			}
+			for (String key : otherKeys) {
+				assertThat(this.store.decide("b", key, LIMITS, 1).allowed()).as("decided by a healthy master").isTrue();
+			}
+			if (promoted(victimKeys.get(0))) {
+				promoted = System.nanoTime();
+			}
+			assertThat(Duration.ofNanos(System.nanoTime() - stopped)).as("replica promoted")
+				.isLessThan(Duration.ofSeconds(30));
+		}
+		System.out.printf(
+				"Cluster master down (replicas): %d calls on its slots failed, slowest %d ms (timeout %d ms); "
+						+ "replica promoted after %d ms%n",
+				failed, millis(slowestNanos), TIMEOUT.toMillis(), millis(promoted - stopped));
+		// Far below the connect timeout (5 s) the issue measured each call waiting.
+		assertThat(Duration.ofNanos(slowestNanos)).isLessThan(Duration.ofSeconds(2));
+		long since = promoted;
+		await(() -> decides(victimKeys.get(0)), Duration.ofSeconds(20));
+		System.out.printf(
+				"Cluster replica promoted: its slots decided by Redis again %d ms after the promotion " + "was seen%n",
+				millis(System.nanoTime() - since));
+		for (String key : victimKeys) {
+			await(() -> decides(key), Duration.ofSeconds(10));
+		}
+	}
+
+	/** Whether a surviving node serves the key's slot, through MOVED redirects. */
+	private boolean promoted(String key) {
+		try {
+			redis.redisCluster().command(Duration.ofMillis(500), "SET", "{b:" + key + "}:probe", "1");
+			return true;
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
+	}
+
+	private boolean decides(String key) {
+		try {
+			return this.store.decide("b", key, LIMITS, 1).allowed();
+		}
+		catch (RateLimitStoreException ex) {
+			return false;
+		}
+	}
+
+}
