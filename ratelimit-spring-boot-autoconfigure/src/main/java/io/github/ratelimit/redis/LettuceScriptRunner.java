@@ -280,10 +280,23 @@ final class LettuceScriptRunner implements ScriptRunner {
 			reconnected();
 			Connection oldConnection = (old != null) ? old.connectionNow() : null;
 			if (oldConnection != null) {
-				oldConnection.connection.closeAsync();
+				closeLater(oldConnection);
 			}
 		});
 		return next;
+	}
+
+	/**
+	 * Closes a replaced connection once the calls sent on it have had their time: Lettuce
+	 * sends again what was in flight when it dropped as soon as it has reconnected it (at
+	 * least once), so those calls may still get Redis's answer within their timeout
+	 * rather than go to the failure mode. One that ran twice counts twice: the strict
+	 * side.
+	 */
+	private void closeLater(Connection connection) {
+		connection.client.getResources()
+			.timer()
+			.newTimeout((timeout) -> connection.connection.closeAsync(), 2 * this.timeoutNanos, TimeUnit.NANOSECONDS);
 	}
 
 	/** Must hold {@link #lock}. */
@@ -341,10 +354,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 				if (oldConnection.masters != null) {
 					oldConnection.masters.close();
 				}
-				connection.client.getResources()
-					.timer()
-					.newTimeout((timeout) -> oldConnection.connection.closeAsync(), 2 * this.timeoutNanos,
-							TimeUnit.NANOSECONDS);
+				closeLater(oldConnection);
 			}
 		});
 	}
