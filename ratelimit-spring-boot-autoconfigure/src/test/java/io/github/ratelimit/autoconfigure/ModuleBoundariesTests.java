@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure;
 
 import java.util.List;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.store.RateLimitStore;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -56,6 +58,20 @@ class ModuleBoundariesTests {
 				}
 			}
 		}
+	}
+
+	@Test
+	void onlyTheLettucePathIsOfALettuceType() {
+		classes().that()
+			.resideInAPackage("io.github.ratelimit..")
+			.and()
+			.areAssignableTo(JavaClass.Predicates.resideInAPackage("io.lettuce.."))
+			.should()
+			.haveNameMatching("io\\.github\\.ratelimit\\.redis\\.(LettuceScriptRunner|ScriptCommand)(\\$.*)?")
+			.because("the store checks for its own types on every client's path, and an application on Jedis "
+					+ "has no Lettuce classes")
+			.allowEmptyShould(false)
+			.check(classes);
 	}
 
 	@Test
