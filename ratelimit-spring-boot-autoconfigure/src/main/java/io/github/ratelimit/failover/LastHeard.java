@@ -47,14 +47,18 @@ final class LastHeard {
 	 */
 	void record(String bucket, String key, List<LimitSpec> limits, Decision decision) {
 		KeyRef ref = new KeyRef(bucket, key);
-		long now = this.nanoTime.getAsLong();
-		Heard heard = new Heard(limits, decision, now);
+		Heard heard = new Heard(limits, decision, this.nanoTime.getAsLong());
 		if (this.heard.size() < this.maxKeys) {
-			this.heard.merge(ref, heard, (before, latest) -> latest.supersedes(before, now) ? latest : before);
+			this.heard.merge(ref, heard, LastHeard::latestThatCountsMost);
 		}
 		else {
-			this.heard.computeIfPresent(ref, (r, before) -> heard.supersedes(before, now) ? heard : before);
+			this.heard.computeIfPresent(ref, (r, before) -> latestThatCountsMost(before, heard));
 		}
+	}
+
+	/** Of its arguments only, so that nothing is allocated for it per decision. */
+	private static Heard latestThatCountsMost(Heard before, Heard latest) {
+		return latest.supersedes(before, latest.heardAtNanos()) ? latest : before;
 	}
 
 	/**

@@ -3,10 +3,7 @@ package io.github.ratelimit.redis;
 import java.time.Duration;
 import java.util.List;
 
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.resource.ClientResources;
-import io.netty.resolver.DefaultAddressResolverGroup;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -15,7 +12,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.store.RateLimitStoreException;
-import io.github.ratelimit.testsupport.redis.RedisCluster;
 import io.github.ratelimit.testsupport.redis.RedisServer;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
 
@@ -41,7 +37,7 @@ class RedisClusterReplicaPromotionTests {
 	private static final List<LimitSpec> LIMITS = List
 		.of(LimitSpec.builder().limit(1_000_000).window(Duration.ofHours(1)).algorithm(Algorithm.FIXED_WINDOW).build());
 
-	private ClientResources resources;
+	private LettuceClusterStore cluster;
 
 	private RedisClusterClient client;
 
@@ -49,34 +45,14 @@ class RedisClusterReplicaPromotionTests {
 
 	@BeforeEach
 	void connect() {
-		RedisCluster cluster = redis.redisCluster();
-		cluster.awaitHealthy(Duration.ofSeconds(30));
-		// The surviving masters serve their slots while one is down.
-		for (RedisServer node : cluster.nodes()) {
-			node.command("CONFIG", "SET", "cluster-require-full-coverage", "no");
-		}
-		List<RedisURI> nodes = redis.nodes().stream().map((node) -> RedisURI.create("redis://" + node)).toList();
-		this.resources = ClientResources.builder().addressResolverGroup(DefaultAddressResolverGroup.INSTANCE).build();
-		this.client = RedisClusterClient.create(this.resources, nodes);
-		this.store = RedisRateLimitStore.builder(this.client)
-			.timeout(TIMEOUT)
-			.connectTimeout(Duration.ofSeconds(5))
-			.build();
-		this.store.start(Duration.ofSeconds(30));
+		this.cluster = LettuceClusterStore.start(redis, TIMEOUT);
+		this.client = this.cluster.client;
+		this.store = this.cluster.store;
 	}
 
 	@AfterEach
 	void disconnect() {
-		this.store.close();
-		this.client.shutdown();
-		this.resources.shutdown();
-		RedisCluster cluster = redis.redisCluster();
-		for (RedisServer node : cluster.nodes()) {
-			if (!node.isRunning()) {
-				node.start();
-			}
-		}
-		cluster.awaitHealthy(Duration.ofSeconds(30));
+		this.cluster.close();
 	}
 
 	@Test
