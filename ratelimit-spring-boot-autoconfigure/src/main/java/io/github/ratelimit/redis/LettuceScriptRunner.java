@@ -280,18 +280,16 @@ final class LettuceScriptRunner implements ScriptRunner {
 			reconnected();
 			Connection oldConnection = (old != null) ? old.connectionNow() : null;
 			if (oldConnection != null) {
-				closeLater(oldConnection);
+				oldConnection.connection.closeAsync();
 			}
 		});
 		return next;
 	}
 
 	/**
-	 * Closes a replaced connection once the calls sent on it have had their time: Lettuce
-	 * sends again what was in flight when it dropped as soon as it has reconnected it (at
-	 * least once), so those calls may still get Redis's answer within their timeout
-	 * rather than go to the failure mode. One that ran twice counts twice: the strict
-	 * side.
+	 * Closes a Cluster connection replaced after a master came back once the calls sent
+	 * on it have had their time: those for the healthy masters' slots are still answered
+	 * on it.
 	 */
 	private void closeLater(Connection connection) {
 		connection.client.getResources()
