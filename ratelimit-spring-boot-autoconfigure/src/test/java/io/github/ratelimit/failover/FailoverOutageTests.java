@@ -321,6 +321,38 @@ class FailoverOutageTests {
 	}
 
 	@Test
+	void aPrimaryThatLosesItsDataAgainBeforeItWasReadBackGetsTheUsageBackAgain() {
+		AtomicBoolean readsFail = new AtomicBoolean();
+		SwitchableStore flaky = new SwitchableStore() {
+
+			@Override
+			public Decision peek(String bucket, String key, List<LimitSpec> limits) {
+				if (readsFail.getAndSet(false)) {
+					throw new RateLimitStoreException("Redis refused the connection", null, false);
+				}
+				return super.peek(bucket, key, limits);
+			}
+
+		};
+		this.store = FailoverRateLimitStore.builder(flaky, this.fallback).build();
+		FailoverRateLimitStore store = this.store;
+		store.heartbeat(beat(1, "first", 0));
+		assertThat(admitted(store, "k", 12)).isEqualTo(12);
+
+		// Restarted empty: the usage is written back, but Redis goes before it is read
+		// back.
+		flaky.reset("b", "k", LIMITS);
+		readsFail.set(true);
+		store.heartbeat(beat(1, "second", 0));
+		awaitCondition("the write-back", () -> !readsFail.get());
+		// And restarted empty again.
+		flaky.reset("b", "k", LIMITS);
+		store.heartbeat(beat(1, "third", 0));
+		awaitCondition("the write-back", () -> store.pendingWriteBacks() == 0);
+		assertThat(flaky.peekWithoutCounting("b", "k", LIMITS).remaining()).isEqualTo(8);
+	}
+
+	@Test
 	void usageHeardIsNotWrittenOverAKeyThePrimaryHasAgain() {
 		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
 		store.heartbeat(beat(1, "before", 0));
