@@ -187,13 +187,6 @@ final class OutageFallback {
 	}
 
 	/**
-	 * Writes back what each key admitted here, and the usage to restore, to the shared
-	 * store; a key whose write-back is done leaves this side.
-	 * @param store the shared store
-	 * @return {@code false} when the store failed (the rest is tried again later),
-	 * {@code true} when every key was written back or decided here again meanwhile
-	 */
-	/**
 	 * Whether the last write-back that failed failed for its key alone
 	 * ({@link PartialStoreOutageException}: the part of the store holding it is down).
 	 * @return {@code true} for a partial outage
@@ -202,6 +195,13 @@ final class OutageFallback {
 		return this.lastFailurePartial;
 	}
 
+	/**
+	 * Writes back what each key admitted here, and the usage to restore, to the shared
+	 * store; a key whose write-back is done leaves this side.
+	 * @param store the shared store
+	 * @return {@code false} when the store failed (the rest is tried again later),
+	 * {@code true} when every key was written back or decided here again meanwhile
+	 */
 	boolean writeBack(RateLimitStore store) {
 		for (Entry entry : this.entries.values()) {
 			if (!writeBack(store, entry)) {
