@@ -170,12 +170,19 @@ final class OutageFallback {
 		long now = this.heard.nanoTime();
 		int[] keys = new int[1];
 		this.heard.forEachInUse((ref, heard) -> {
-			Entry entry = this.entries.computeIfAbsent(ref, (r) -> new Entry(r, heard.limits()));
-			synchronized (entry) {
-				if (!entry.closed && entry.limits.equals(heard.limits())) {
-					entry.restore = heard.usedAt(now);
-					seed(entry, this.shares.of(entry.limits), heard);
-					keys[0]++;
+			while (true) {
+				Entry entry = this.entries.computeIfAbsent(ref, (r) -> new Entry(r, heard.limits()));
+				synchronized (entry) {
+					if (entry.closed) {
+						// Written back meanwhile, maybe to the store that lost it: again.
+						continue;
+					}
+					if (entry.limits.equals(heard.limits())) {
+						entry.restore = heard.usedAt(now);
+						seed(entry, this.shares.of(entry.limits), heard);
+						keys[0]++;
+					}
+					return;
 				}
 			}
 		});
