@@ -270,14 +270,17 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		if (!this.fixedInstances) {
 			this.fallbackLimits.instances(this.instanceCounts.add(heartbeat.instances()));
 		}
-		if (last != null && last.resets() != heartbeat.resets()) {
+		boolean lostData = last != null && !last.epoch().equals(heartbeat.epoch());
+		if (lostData) {
+			// The reset counter went with the data: its new value tells of no reset.
+			// What was heard (and the rejections it implies) is written back.
+			this.outage.storeLostItsData();
+		}
+		else if (last != null && last.resets() != heartbeat.resets()) {
 			if (this.rejections != null) {
 				this.rejections.clear();
 			}
 			this.heard.clear();
-		}
-		if (last != null && !last.epoch().equals(heartbeat.epoch())) {
-			this.outage.storeLostItsData();
 		}
 		this.heard.dropExpired();
 		this.dataCheck.passed();

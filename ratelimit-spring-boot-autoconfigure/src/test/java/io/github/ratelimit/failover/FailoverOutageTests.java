@@ -387,6 +387,20 @@ class FailoverOutageTests {
 	}
 
 	@Test
+	void theResetCounterLostWithTheDataIsNoReset() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		store.heartbeat(beat(1, "before", 3));
+		assertThat(admitted(store, "k", 12)).isEqualTo(12);
+
+		// Restarted empty: the reset counter went with the data, from 3 to 0. No key
+		// was reset: the usage heard is written back.
+		this.primary.reset("b", "k", LIMITS);
+		store.heartbeat(beat(1, "after", 0));
+		awaitCondition("the write-back", () -> store.pendingWriteBacks() == 0);
+		assertThat(primaryRemaining("k")).isEqualTo(8);
+	}
+
+	@Test
 	void aFailedHeartbeatDegradesTheStoreWithoutAnyRequest() {
 		FailoverRateLimitStore store = store(FailureMode.CLOSED);
 		assertThat(store.isDegraded()).isFalse();
