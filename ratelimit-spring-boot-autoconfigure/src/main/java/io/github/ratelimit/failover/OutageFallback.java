@@ -293,7 +293,12 @@ final class OutageFallback {
 			for (int i = 0; i < usage.length; i++) {
 				usage[i] = saturatedAdd(pending.restore[i], admitted[i]);
 			}
-			if (store.restore(bucket, key, pending.limits, usage)) {
+			boolean restored = store.restore(bucket, key, pending.limits, usage);
+			if (logger.isDebugEnabled()) {
+				logger.debug("Usage of key '" + key + "' in bucket '" + bucket + "' " + Arrays.toString(usage)
+						+ (restored ? " restored" : " not restored: the store has the key again"));
+			}
+			if (restored) {
 				return;
 			}
 		}

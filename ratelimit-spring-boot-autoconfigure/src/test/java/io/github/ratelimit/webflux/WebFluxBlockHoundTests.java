@@ -32,6 +32,7 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+import io.github.ratelimit.testsupport.threads.ThreadDumpOnFailure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -61,6 +62,10 @@ class WebFluxBlockHoundTests {
 
 	@RegisterExtension
 	static final RedisServerExtension redis = RedisServerExtension.standalone();
+
+	/** A request left unanswered (about one run in 20 on a busy machine) says where. */
+	@RegisterExtension
+	static final ThreadDumpOnFailure threadDump = new ThreadDumpOnFailure();
 
 	private static final List<String> blockingCalls = new CopyOnWriteArrayList<>();
 

@@ -1,7 +1,5 @@
 package io.github.ratelimit.gateway;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadInfo;
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -27,6 +25,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+import io.github.ratelimit.testsupport.threads.ThreadDumpOnFailure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -144,19 +143,11 @@ class TwoGatewaysOneRedisTests {
 	 * in a full build) left no other trace.
 	 */
 	private static String unanswered(int request, int port, List<HttpResponse<String>> answered) {
-		StringBuilder text = new StringBuilder(String.format(
+		return ThreadDumpOnFailure.threads(String.format(
 				"Request %d of %d, to the gateway on port %d, got no answer; statuses before it: %s; "
-						+ "requests that reached the backend: %d. Threads:%n",
+						+ "requests that reached the backend: %d. Threads:",
 				request + 1, REQUESTS, port, answered.stream().map(HttpResponse::statusCode).toList(),
 				backend.requests()));
-		for (ThreadInfo thread : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
-			// ThreadInfo's own text stops after eight frames.
-			text.append(String.format("%n\"%s\" %s", thread.getThreadName(), thread.getThreadState()));
-			for (StackTraceElement frame : thread.getStackTrace()) {
-				text.append(String.format("%n\tat %s", frame));
-			}
-		}
-		return text.toString();
 	}
 
 	private static ConfigurableApplicationContext gateway() {

@@ -195,8 +195,8 @@ class FleetGlitchesIT {
 		for (SampleProcess instance : this.instances) {
 			String health = instance.rateLimitHealth();
 			if (!health.equals("UP/healthy/closed")) {
-				this.misses
-					.add(scenario + ": " + instance + " was " + health + " after the burst that followed recovery");
+				this.misses.add(scenario + ": " + instance + " was " + health
+						+ " after the burst that followed recovery (" + state(instance) + ")");
 			}
 		}
 		String line = String.format(
