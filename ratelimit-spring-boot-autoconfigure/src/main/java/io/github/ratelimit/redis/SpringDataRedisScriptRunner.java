@@ -23,6 +23,7 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.dao.TransientDataAccessException;
+import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisScriptingCommands;
@@ -86,6 +87,8 @@ final class SpringDataRedisScriptRunner implements ScriptRunner {
 	private final byte[] source;
 
 	private final ThreadPoolExecutor executor;
+
+	private final DownClusterMasters downMasters = new DownClusterMasters(System::nanoTime);
 
 	/**
 	 * Creates a runner; nothing connects before {@link #start()} or the first call.
@@ -191,11 +194,47 @@ final class SpringDataRedisScriptRunner implements ScriptRunner {
 			keysAndArgs[keys.length + i] = args[i].getBytes(StandardCharsets.UTF_8);
 		}
 		try (RedisConnection connection = this.connections.connection()) {
+			if (connection instanceof RedisClusterConnection cluster && keys.length > 0) {
+				return callCluster(cluster, keys.length, keysAndArgs);
+			}
 			return CompletableFuture.completedFuture(evalSha(connection.scriptingCommands(), keys.length, keysAndArgs));
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(failure(ex));
 		}
+	}
+
+	/**
+	 * Runs the script on a cluster connection, unless the master of the key's slot is
+	 * known down: then the call fails at once, and calls for other masters' slots are
+	 * sent (see {@link DownClusterMasters}).
+	 */
+	private CompletableFuture<List<Object>> callCluster(RedisClusterConnection cluster, int keys,
+			byte[][] keysAndArgs) {
+		String master = this.downMasters.any() ? DownClusterMasters.masterOf(cluster, keysAndArgs[0]) : null;
+		if (master != null && !this.downMasters.maySend(master)) {
+			return CompletableFuture.failedFuture(new ClusterMasterDownException("Redis Cluster master " + master
+					+ " of the key's slot is down (calls for other masters' slots are sent)"));
+		}
+		List<Object> reply;
+		try {
+			reply = evalSha(cluster.scriptingCommands(), keys, keysAndArgs);
+		}
+		catch (RuntimeException ex) {
+			Throwable connectFailure = DownClusterMasters.connectFailure(ex);
+			String down = (connectFailure == null) ? null
+					: (master != null) ? master : DownClusterMasters.masterOf(cluster, keysAndArgs[0]);
+			if (connectFailure == null || down == null) {
+				throw ex;
+			}
+			this.downMasters.down(down, connectFailure);
+			return CompletableFuture.failedFuture(new ClusterMasterDownException(
+					"Redis Cluster master " + down + " of the key's slot is down (" + connectFailure + ")"));
+		}
+		if (master != null) {
+			this.downMasters.up(master);
+		}
+		return CompletableFuture.completedFuture(reply);
 	}
 
 	private List<Object> evalSha(RedisScriptingCommands scripting, int keys, byte[][] keysAndArgs) {

@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * each ({@code cluster-node-timeout 1000}) when a master dies: calls for its slots fail
  * within the timeout until its replica is promoted, and are decided by Redis again soon
  * after the promotion, found by a topology refresh (the client has no periodic or
- * adaptive refresh). Measured figures are printed; bounds are generous (shared machine).
+ * adaptive refresh). {@link JedisClusterReplicaPromotionTests} does the same on Jedis.
+ * Measured figures are printed; bounds are generous (shared machine).
  */
 class RedisClusterReplicaPromotionTests {
 
@@ -57,17 +58,27 @@ class RedisClusterReplicaPromotionTests {
 
 	@Test
 	void aDeadMastersSlotsFailWithinTheTimeoutAndAreOnRedisSoonAfterItsReplicaIsPromoted() {
-		int port = this.client.getPartitions().getMasterBySlot(0).getUri().getPort();
+		promotion(redis, this.client, this.store, "Lettuce");
+	}
+
+	/**
+	 * Kills the master of slot 0 and measures its slots' calls until its replica is
+	 * promoted and after.
+	 * @param partitions tells which master serves a slot
+	 */
+	static void promotion(RedisServerExtension redis, RedisClusterClient partitions, RedisRateLimitStore store,
+			String client) {
+		int port = partitions.getPartitions().getMasterBySlot(0).getUri().getPort();
 		RedisServer victim = redis.redisCluster()
 			.nodes()
 			.stream()
 			.filter((node) -> node.port() == port)
 			.findFirst()
 			.orElseThrow();
-		List<String> victimKeys = keys(this.client, port, true, 3);
-		List<String> otherKeys = keys(this.client, port, false, 3);
+		List<String> victimKeys = keys(partitions, port, true, 3);
+		List<String> otherKeys = keys(partitions, port, false, 3);
 		for (String key : victimKeys) {
-			assertThat(this.store.decide("b", key, LIMITS, 1).allowed()).isTrue();
+			assertThat(store.decide("b", key, LIMITS, 1).allowed()).isTrue();
 		}
 		victim.stop();
 		long stopped = System.nanoTime();
@@ -80,7 +91,7 @@ class RedisClusterReplicaPromotionTests {
 			for (String key : victimKeys) {
 				long start = System.nanoTime();
 				try {
-					this.store.decide("b", key, LIMITS, 1);
+					store.decide("b", key, LIMITS, 1);
 				}
 				catch (RateLimitStoreException ex) {
 					failed++;
@@ -88,32 +99,31 @@ class RedisClusterReplicaPromotionTests {
 				slowestNanos = Math.max(slowestNanos, System.nanoTime() - start);
 			}
 			for (String key : otherKeys) {
-				assertThat(this.store.decide("b", key, LIMITS, 1).allowed()).as("decided by a healthy master").isTrue();
+				assertThat(store.decide("b", key, LIMITS, 1).allowed()).as("decided by a healthy master").isTrue();
 			}
-			if (promoted(victimKeys.get(0))) {
+			if (promoted(redis, victimKeys.get(0))) {
 				promoted = System.nanoTime();
 			}
 			assertThat(Duration.ofNanos(System.nanoTime() - stopped)).as("replica promoted")
 				.isLessThan(Duration.ofSeconds(30));
 		}
 		System.out.printf(
-				"Cluster master down (replicas): %d calls on its slots failed, slowest %d ms (timeout %d ms); "
+				"%s, cluster master down (replicas): %d calls on its slots failed, slowest %d ms (timeout %d ms); "
 						+ "replica promoted after %d ms%n",
-				failed, millis(slowestNanos), TIMEOUT.toMillis(), millis(promoted - stopped));
+				client, failed, millis(slowestNanos), TIMEOUT.toMillis(), millis(promoted - stopped));
 		// Far below the connect timeout (5 s) the issue measured each call waiting.
 		assertThat(Duration.ofNanos(slowestNanos)).isLessThan(Duration.ofSeconds(2));
 		long since = promoted;
-		await(() -> decides(victimKeys.get(0)), Duration.ofSeconds(20));
-		System.out.printf(
-				"Cluster replica promoted: its slots decided by Redis again %d ms after the promotion " + "was seen%n",
-				millis(System.nanoTime() - since));
+		await(() -> decides(store, victimKeys.get(0)), Duration.ofSeconds(20));
+		System.out.printf("%s, cluster replica promoted: its slots decided by Redis again %d ms after the promotion "
+				+ "was seen%n", client, millis(System.nanoTime() - since));
 		for (String key : victimKeys) {
-			await(() -> decides(key), Duration.ofSeconds(10));
+			await(() -> decides(store, key), Duration.ofSeconds(10));
 		}
 	}
 
 	/** Whether a surviving node serves the key's slot, through MOVED redirects. */
-	private boolean promoted(String key) {
+	private static boolean promoted(RedisServerExtension redis, String key) {
 		try {
 			redis.redisCluster().command(Duration.ofMillis(500), "SET", "{b:" + key + "}:probe", "1");
 			return true;
@@ -123,9 +133,9 @@ class RedisClusterReplicaPromotionTests {
 		}
 	}
 
-	private boolean decides(String key) {
+	private static boolean decides(RedisRateLimitStore store, String key) {
 		try {
-			return this.store.decide("b", key, LIMITS, 1).allowed();
+			return store.decide("b", key, LIMITS, 1).allowed();
 		}
 		catch (RateLimitStoreException ex) {
 			return false;

@@ -204,7 +204,8 @@ public final class RedisCluster {
 
 	/**
 	 * Waits until every node answers {@code CLUSTER INFO} with {@code cluster_state:ok},
-	 * all 16384 slots assigned and ok, and all nodes known.
+	 * all 16384 slots assigned and ok, and all nodes known; with replicas, until every
+	 * master has its replica and every replica is in sync.
 	 * @param timeout how long to wait at most
 	 * @throws IllegalStateException if the cluster is not healthy in time (the message
 	 * has the last {@code CLUSTER INFO} that was not)
@@ -240,6 +241,23 @@ public final class RedisCluster {
 					|| !info.contains("cluster_slots_ok:16384")
 					|| !info.contains("cluster_known_nodes:" + this.servers.size() + "\r\n")) {
 				return server.address() + ": " + info.replace("\r\n", " ");
+			}
+			if (this.replicas > 0) {
+				// A replica only takes over for its master if it was in sync lately: one
+				// that rejoined (a killed master restarted) must have synced first.
+				String replication;
+				try {
+					replication = server.command(Duration.ofSeconds(1), "INFO", "replication");
+				}
+				catch (RuntimeException ex) {
+					return server.address() + ": " + ex.getMessage();
+				}
+				boolean replica = replication.contains("role:slave");
+				if ((replica && (!replication.contains("master_link_status:up")
+						|| !replication.contains("master_sync_in_progress:0")))
+						|| (!replica && !replication.contains("connected_slaves:" + this.replicas + "\r\n"))) {
+					return server.address() + ": " + replication.replace("\r\n", " ");
+				}
 			}
 		}
 		return null;

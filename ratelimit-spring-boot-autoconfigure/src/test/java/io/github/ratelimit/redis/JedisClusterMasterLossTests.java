@@ -1,0 +1,61 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+
+import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+
+/**
+ * {@link RedisClusterMasterLossTests} on Jedis (Spring Data Redis's
+ * {@link JedisConnectionFactory}): on a real 3-master Redis Cluster without replicas,
+ * calls for a dead master's slots fail fast as a partial outage naming it (the breaker
+ * stays closed for the other masters' keys, which Redis still decides), and its slots are
+ * decided by Redis again once it is back. Measured figures are printed.
+ */
+class JedisClusterMasterLossTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = RedisServerExtension.cluster();
+
+	private static final Duration TIMEOUT = Duration.ofMillis(200);
+
+	/** Sets the cluster up for a master's loss, and tells which master serves a slot. */
+	private LettuceClusterStore cluster;
+
+	private RedisRateLimitStore store;
+
+	@BeforeEach
+	void connect() {
+		this.cluster = LettuceClusterStore.start(redis, TIMEOUT);
+		JedisConnectionFactory application = new JedisConnectionFactory(new RedisClusterConfiguration(redis.nodes()));
+		this.store = RedisRateLimitStore.builderFor(application)
+			.timeout(TIMEOUT)
+			.connectTimeout(Duration.ofSeconds(5))
+			.build();
+		this.store.start(Duration.ofSeconds(30));
+	}
+
+	@AfterEach
+	void disconnect() {
+		this.store.close();
+		this.cluster.close();
+	}
+
+	@Test
+	void throughTheFailoverStoreADeadMastersKeysUseTheFallbackAndTheOthersStayOnRedis() {
+		RedisClusterMasterLossTests.throughTheFailoverStore(redis, this.cluster.client, this.store, "Jedis");
+	}
+
+	@Test
+	void callsForADeadMastersSlotsFailFastAndComeBackWhenItRestarts() {
+		RedisClusterMasterLossTests.callsFailFastAndComeBack(redis, this.cluster.client, this.store, "Jedis");
+	}
+
+}

@@ -1,0 +1,56 @@
+package io.github.ratelimit.redis;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+
+import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+
+/**
+ * {@link RedisClusterReplicaPromotionTests} on Jedis (Spring Data Redis's
+ * {@link JedisConnectionFactory}): calls for a dead master's slots fail within the
+ * timeout until its replica is promoted, and are decided by Redis again soon after. A
+ * cluster of its own: a second failover on one cluster soon after the first was not
+ * always made by Redis within half a minute.
+ */
+class JedisClusterReplicaPromotionTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = RedisServerExtension.clusterWithReplicas();
+
+	private static final Duration TIMEOUT = Duration.ofMillis(200);
+
+	/** Sets the cluster up for a master's loss, and tells which master serves a slot. */
+	private LettuceClusterStore cluster;
+
+	private RedisRateLimitStore store;
+
+	@BeforeEach
+	void connect() {
+		this.cluster = LettuceClusterStore.start(redis, TIMEOUT);
+		JedisConnectionFactory application = new JedisConnectionFactory(new RedisClusterConfiguration(redis.nodes()));
+		this.store = RedisRateLimitStore.builderFor(application)
+			.timeout(TIMEOUT)
+			.connectTimeout(Duration.ofSeconds(5))
+			.build();
+		this.store.start(Duration.ofSeconds(30));
+	}
+
+	@AfterEach
+	void disconnect() {
+		this.store.close();
+		this.cluster.close();
+	}
+
+	@Test
+	void aDeadMastersSlotsFailWithinTheTimeoutAndAreOnRedisSoonAfterItsReplicaIsPromoted() {
+		RedisClusterReplicaPromotionTests.promotion(redis, this.cluster.client, this.store, "Jedis");
+	}
+
+}
