@@ -7,7 +7,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
@@ -26,36 +25,26 @@ class JedisClusterMasterLossTests {
 
 	private static final Duration TIMEOUT = Duration.ofMillis(200);
 
-	/** Sets the cluster up for a master's loss, and tells which master serves a slot. */
-	private LettuceClusterStore cluster;
-
-	private RedisRateLimitStore store;
+	private JedisClusterStore jedis;
 
 	@BeforeEach
 	void connect() {
-		this.cluster = LettuceClusterStore.start(redis, TIMEOUT);
-		JedisConnectionFactory application = new JedisConnectionFactory(new RedisClusterConfiguration(redis.nodes()));
-		this.store = RedisRateLimitStore.builderFor(application)
-			.timeout(TIMEOUT)
-			.connectTimeout(Duration.ofSeconds(5))
-			.build();
-		this.store.start(Duration.ofSeconds(30));
+		this.jedis = JedisClusterStore.start(redis, TIMEOUT);
 	}
 
 	@AfterEach
 	void disconnect() {
-		this.store.close();
-		this.cluster.close();
+		this.jedis.close();
 	}
 
 	@Test
 	void throughTheFailoverStoreADeadMastersKeysUseTheFallbackAndTheOthersStayOnRedis() {
-		RedisClusterMasterLossTests.throughTheFailoverStore(redis, this.cluster.client, this.store, "Jedis");
+		RedisClusterMasterLossTests.throughTheFailoverStore(redis, this.jedis.partitions, this.jedis.store, "Jedis");
 	}
 
 	@Test
 	void callsForADeadMastersSlotsFailFastAndComeBackWhenItRestarts() {
-		RedisClusterMasterLossTests.callsFailFastAndComeBack(redis, this.cluster.client, this.store, "Jedis");
+		RedisClusterMasterLossTests.callsFailFastAndComeBack(redis, this.jedis.partitions, this.jedis.store, "Jedis");
 	}
 
 }
