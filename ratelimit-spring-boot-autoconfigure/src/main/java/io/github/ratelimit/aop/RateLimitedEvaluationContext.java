@@ -1,6 +1,7 @@
 package io.github.ratelimit.aop;
 
 import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
@@ -65,7 +66,10 @@ final class RateLimitedEvaluationContext extends MethodBasedEvaluationContext {
 		this.parameterNames = rateLimitedMethod.parameterNames();
 		this.clientIps = clientIps;
 		Method method = rateLimitedMethod.method();
-		setVariable("args", arguments);
+		// A suspend function's arguments end with the caller's Continuation, which no
+		// expression sees (the superclass leaves it out of #p0, #a0 and the names too).
+		setVariable("args", (rateLimitedMethod.suspending() && arguments != null && arguments.length > 0)
+				? Arrays.copyOf(arguments, arguments.length - 1) : arguments);
 		setVariable("method", method);
 		setVariable("target", target);
 		if (beanResolver != null) {

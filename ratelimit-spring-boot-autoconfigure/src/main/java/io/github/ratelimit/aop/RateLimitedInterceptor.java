@@ -33,8 +33,10 @@ import io.github.ratelimit.expression.NullKeyPolicy;
  * Methods returning {@code CompletionStage}, {@code CompletableFuture}, {@code Mono} or
  * {@code Flux} are limited without blocking: the method (for a stage) or the subscription
  * (for a publisher) waits for the permits, and every failure, the rejection included, is
- * delivered through the returned stage or publisher. Other methods are limited on the
- * calling thread.
+ * delivered through the returned stage or publisher. So are Kotlin {@code suspend}
+ * functions (Spring's AOP proxy hands them to interceptors as a {@code Mono}, which it
+ * awaits) and functions returning a Kotlin {@code Flow} (limited on each collection, like
+ * a {@code Flux} on each subscription). Other methods are limited on the calling thread.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -100,7 +102,7 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 			plan = this.planner.plan(method, context);
 		}
 		catch (RuntimeException ex) {
-			return failed(kind, ex);
+			return failed(method, ex);
 		}
 		if (plan.isEmpty()) {
 			return invocation.proceed();
@@ -225,9 +227,9 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		}
 	}
 
-	private Object failed(ReturnKind kind, Throwable failure) {
-		return (kind == ReturnKind.COMPLETION_STAGE) ? CompletableFuture.failedFuture(failure)
-				: reactor().error(kind, failure);
+	private Object failed(RateLimitedMethod method, Throwable failure) {
+		return (method.returnKind() == ReturnKind.COMPLETION_STAGE) ? CompletableFuture.failedFuture(failure)
+				: reactor().error(method, failure);
 	}
 
 	private ReactorRateLimiting reactor() {

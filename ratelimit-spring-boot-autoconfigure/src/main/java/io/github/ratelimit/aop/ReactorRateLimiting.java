@@ -18,10 +18,12 @@ import io.github.ratelimit.aop.operation.RateLimitedMethod;
 import io.github.ratelimit.aop.operation.ReturnKind;
 
 /**
- * Limits methods returning {@code Mono} or {@code Flux}. The method runs when called and
- * assembles its publisher, as usual; each subscription to the returned publisher first
- * takes its permits (without blocking: decisions and waits are stages), then subscribes
- * to the method's publisher, or fails with the rejection, or switches to the fallback.
+ * Limits methods returning {@code Mono} or {@code Flux}, Kotlin {@code suspend} functions
+ * (as a {@code Mono}: see {@link ReturnKind#SUSPEND}) and functions returning a Kotlin
+ * {@code Flow} (as a {@code Flux}). The method runs when called and assembles its
+ * publisher, as usual; each subscription to the returned publisher first takes its
+ * permits (without blocking: decisions and waits are stages), then subscribes to the
+ * method's publisher, or fails with the rejection, or switches to the fallback.
  * {@code refundWhen} sees a {@code Mono}'s value as {@code #result}; for a {@code Flux}
  * {@code #result} is {@code null} and only {@code #exception} tells how it ended.
  * <p>
@@ -56,7 +58,8 @@ final class ReactorRateLimiting {
 	 */
 	Object invoke(MethodInvocation invocation, RateLimitedMethod method, CallPlan plan,
 			RateLimitedEvaluationContext context) throws Throwable {
-		return limit(invocation, invocation.proceed(), method, plan, context);
+		Object limited = limit(invocation, KotlinFlows.toPublisher(invocation.proceed()), method, plan, context);
+		return method.returnKind().isSingle() ? limited : KotlinFlows.asReturned(method, (Flux<?>) limited);
 	}
 
 	/**
@@ -81,13 +84,13 @@ final class ReactorRateLimiting {
 	 */
 	Object invokePlanningOnSubscribe(MethodInvocation invocation, RateLimitedMethod method, CallPlanner planner,
 			Supplier<RateLimitedEvaluationContext> contexts) throws Throwable {
-		Object returned = invocation.proceed();
-		if (method.returnKind() == ReturnKind.MONO) {
+		Object returned = KotlinFlows.toPublisher(invocation.proceed());
+		if (method.returnKind().isSingle()) {
 			return Mono.deferContextual(
 					(subscriber) -> Mono.from(planned(invocation, returned, method, planner, contexts, subscriber)));
 		}
-		return Flux
-			.deferContextual((subscriber) -> planned(invocation, returned, method, planner, contexts, subscriber));
+		return KotlinFlows.asReturned(method, Flux
+			.deferContextual((subscriber) -> planned(invocation, returned, method, planner, contexts, subscriber)));
 	}
 
 	private Publisher<?> planned(MethodInvocation invocation, @Nullable Object returned, RateLimitedMethod method,
@@ -111,8 +114,10 @@ final class ReactorRateLimiting {
 			CallPlan plan, RateLimitedEvaluationContext context) {
 		Mono<Acquisition> acquired = Mono.fromCompletionStage(() -> this.acquirer.acquireAsync(plan.requests()))
 			.transformDeferredContextual((acquisition, subscriber) -> reportTo(subscriber, acquisition));
-		if (method.returnKind() == ReturnKind.MONO) {
-			Mono<Object> source = (returned != null) ? ((Mono<?>) returned).cast(Object.class) : Mono.empty();
+		if (method.returnKind().isSingle()) {
+			// A suspend function's publisher is a Mono too (Spring's AOP proxy makes it).
+			Mono<Object> source = (returned != null) ? Mono.from((Publisher<?>) returned).cast(Object.class)
+					: Mono.empty();
 			return acquired.flatMap(
 					(acquisition) -> acquisition.granted() ? withRefunds(source, method, plan, acquisition, context)
 							: Mono.from(fallback(invocation, plan, acquisition)));
@@ -137,12 +142,13 @@ final class ReactorRateLimiting {
 
 	/**
 	 * Returns a publisher that fails with {@code failure}, of the method's kind.
-	 * @param kind the method's return kind
+	 * @param method the method
 	 * @param failure the failure
 	 * @return a failed {@code Mono} or {@code Flux}
 	 */
-	Object error(ReturnKind kind, Throwable failure) {
-		return (kind == ReturnKind.MONO) ? Mono.error(failure) : Flux.error(failure);
+	Object error(RateLimitedMethod method, Throwable failure) {
+		return method.returnKind().isSingle() ? Mono.error(failure)
+				: KotlinFlows.asReturned(method, Flux.error(failure));
 	}
 
 	private Mono<Object> withRefunds(Mono<Object> source, RateLimitedMethod method, CallPlan plan,
@@ -189,7 +195,8 @@ final class ReactorRateLimiting {
 			catch (Throwable ex) {
 				return Flux.error(ex);
 			}
-			return (result != null) ? Flux.from((Publisher<?>) result).cast(Object.class) : Flux.empty();
+			Object publisher = KotlinFlows.toPublisher(result);
+			return (publisher != null) ? Flux.from((Publisher<?>) publisher).cast(Object.class) : Flux.empty();
 		});
 	}
 

@@ -23,9 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Keeps the README's Java examples true: each one is an excerpt of a source file in this
- * package, which the build compiles, and the quickstart example limits as the README
- * says.
+ * Keeps the README's Java and Kotlin examples true: each one is an excerpt of a source
+ * file in this package (Kotlin: in the {@code kotlin-tests} module), which the build
+ * compiles, and the quickstart example limits as the README says.
  */
 class ReadmeExamplesTests {
 
@@ -36,6 +36,10 @@ class ReadmeExamplesTests {
 			Path.of("../ratelimit-spring-cloud-gateway/src/test/java/io/github/ratelimit/readme"));
 
 	private static final Pattern JAVA_BLOCK = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL);
+
+	private static final Path KOTLIN_EXAMPLES = Path.of("../kotlin-tests/src/test/kotlin/io/github/ratelimit/kotlin");
+
+	private static final Pattern KOTLIN_BLOCK = Pattern.compile("```kotlin\\n(.*?)```", Pattern.DOTALL);
 
 	@Test
 	void everyJavaBlockOfTheReadmeIsAnExcerptOfACompiledExample() throws IOException {
@@ -59,6 +63,26 @@ class ReadmeExamplesTests {
 				.as("README block not found (whitespace aside) in any of %s:%n%s", examples.keySet(), block)
 				.isTrue();
 		}
+	}
+
+	@Test
+	void everyKotlinBlockOfTheReadmeIsAnExcerptOfACompiledExample() throws IOException {
+		Map<String, String> examples = new TreeMap<>();
+		try (Stream<Path> files = Files.list(KOTLIN_EXAMPLES)) {
+			for (Path file : files.filter((f) -> f.toString().endsWith(".kt")).toList()) {
+				examples.put(file.toString(), normalize(Files.readString(file)));
+			}
+		}
+		Matcher matcher = KOTLIN_BLOCK.matcher(Files.readString(README));
+		int blocks = 0;
+		while (matcher.find()) {
+			blocks++;
+			String excerpt = normalize(matcher.group(1));
+			assertThat(examples.values().stream().anyMatch((source) -> source.contains(excerpt)))
+				.as("README block not found (whitespace aside) in any of %s:%n%s", examples.keySet(), matcher.group(1))
+				.isTrue();
+		}
+		assertThat(blocks).as("Kotlin blocks in the README").isPositive();
 	}
 
 	@Test

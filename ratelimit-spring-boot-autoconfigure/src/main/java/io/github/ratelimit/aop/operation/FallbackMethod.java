@@ -3,10 +3,13 @@ package io.github.ratelimit.aop.operation;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.CoroutinesUtils;
+import org.springframework.core.KotlinDetector;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -16,6 +19,9 @@ import io.github.ratelimit.RateLimitExceededException;
  * The {@code fallbackMethod} of an operation, found and checked at startup: a method of
  * the same class with the same parameters, optionally followed by one that accepts the
  * {@link RateLimitExceededException}, and a return type the annotated method may return.
+ * A Kotlin {@code suspend} function's fallback is a {@code suspend} function of the same
+ * declared parameters (the {@code Continuation} aside), optionally followed by the
+ * exception.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -25,9 +31,12 @@ public final class FallbackMethod {
 
 	private final boolean takesException;
 
-	private FallbackMethod(Method method, boolean takesException) {
+	private final boolean suspending;
+
+	private FallbackMethod(Method method, boolean takesException, boolean suspending) {
 		this.method = method;
 		this.takesException = takesException;
+		this.suspending = suspending;
 	}
 
 	/**
@@ -40,15 +49,17 @@ public final class FallbackMethod {
 	 * @throws InvalidRateLimitedException naming the expected signatures when none fits
 	 */
 	static FallbackMethod resolve(Class<?> targetClass, Method annotated, String name, String where) {
-		Class<?>[] parameters = annotated.getParameterTypes();
+		boolean suspending = KotlinDetector.isSuspendingFunction(annotated);
+		Class<?>[] parameters = KotlinFunctions.declaredParameterTypes(annotated);
 		Method plain = null;
 		Method withException = null;
 		for (Method candidate : ReflectionUtils.getUniqueDeclaredMethods(targetClass,
 				ReflectionUtils.USER_DECLARED_METHODS)) {
-			if (!candidate.getName().equals(name)) {
+			// A suspend function falls back on a suspend function: the caller awaits it.
+			if (!candidate.getName().equals(name) || KotlinDetector.isSuspendingFunction(candidate) != suspending) {
 				continue;
 			}
-			Class<?>[] types = candidate.getParameterTypes();
+			Class<?>[] types = KotlinFunctions.declaredParameterTypes(candidate);
 			if (Arrays.equals(types, parameters)) {
 				plain = candidate;
 			}
@@ -61,7 +72,8 @@ public final class FallbackMethod {
 		Method chosen = (withException != null) ? withException : plain;
 		if (chosen == null) {
 			String list = Arrays.stream(parameters).map(Class::getSimpleName).collect(Collectors.joining(", "));
-			String example = annotated.getReturnType().getSimpleName() + " " + name + "(" + list + ")";
+			String example = suspending ? "suspend fun " + name + "(" + list + ")"
+					: annotated.getReturnType().getSimpleName() + " " + name + "(" + list + ")";
 			throw new InvalidRateLimitedException(where,
 					"no method '" + name + "' in " + targetClass.getName() + " with parameters (" + list + ") or ("
 							+ list + (list.isEmpty() ? "" : ", ") + "RateLimitExceededException); declare one, e.g. "
@@ -77,7 +89,7 @@ public final class FallbackMethod {
 							+ " (or a subtype), like " + annotated.getName() + ".");
 		}
 		ReflectionUtils.makeAccessible(chosen);
-		return new FallbackMethod(chosen, withException != null);
+		return new FallbackMethod(chosen, withException != null, suspending);
 	}
 
 	/**
@@ -90,10 +102,17 @@ public final class FallbackMethod {
 	 */
 	public @Nullable Object invoke(@Nullable Object target, @Nullable Object[] arguments,
 			RateLimitExceededException exception) throws Throwable {
-		Object[] actual = arguments;
+		// A suspend function's arguments end with the caller's Continuation: the fallback
+		// gets its declared arguments, and runs as a publisher the caller awaits.
+		Object[] declared = this.suspending ? Arrays.copyOf(arguments, arguments.length - 1) : arguments;
+		Object[] actual = declared;
 		if (this.takesException) {
-			actual = Arrays.copyOf(arguments, arguments.length + 1);
-			actual[arguments.length] = exception;
+			actual = Arrays.copyOf(declared, declared.length + 1);
+			actual[declared.length] = exception;
+		}
+		if (this.suspending) {
+			// The bean (a fallback of the same class, not static).
+			return CoroutinesUtils.invokeSuspendingFunction(this.method, Objects.requireNonNull(target), actual);
 		}
 		try {
 			return this.method.invoke(target, actual);

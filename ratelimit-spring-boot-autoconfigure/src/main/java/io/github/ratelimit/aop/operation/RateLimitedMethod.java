@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.core.annotation.RepeatableContainers;
@@ -30,6 +31,8 @@ public final class RateLimitedMethod {
 
 	private final ReturnKind returnKind;
 
+	private final boolean suspending;
+
 	private final Set<String> parameterNames;
 
 	private final String description;
@@ -44,7 +47,8 @@ public final class RateLimitedMethod {
 			String description) {
 		this.method = method;
 		this.operations = List.copyOf(operations);
-		this.returnKind = ReturnKind.of(method.getReturnType());
+		this.returnKind = ReturnKind.of(method);
+		this.suspending = KotlinDetector.isSuspendingFunction(method);
 		this.parameterNames = Set.copyOf(parameterNames);
 		this.description = description;
 		this.refundsAfterCall = operations.stream().anyMatch((operation) -> operation.refundWhen() != null);
@@ -106,6 +110,15 @@ public final class RateLimitedMethod {
 	 */
 	public ReturnKind returnKind() {
 		return this.returnKind;
+	}
+
+	/**
+	 * Returns whether the method is a Kotlin {@code suspend} function: its arguments end
+	 * with a {@code Continuation}, which expressions never see.
+	 * @return {@code true} for a {@code suspend} function
+	 */
+	public boolean suspending() {
+		return this.suspending;
 	}
 
 	/**

@@ -8,6 +8,7 @@ import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.KotlinDetector;
 import org.springframework.expression.Expression;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
@@ -110,14 +111,20 @@ final class RateLimitedOperationParser {
 	}
 
 	/**
-	 * Describes a method for messages, e.g. {@code LoginService.login(String, String)}.
+	 * Describes a method for messages, e.g. {@code LoginService.login(String, String)}; a
+	 * Kotlin {@code suspend} function as declared, e.g.
+	 * {@code suspend QuoteService.quote(String)}, without the {@code Continuation} its
+	 * compiled form takes last.
 	 * @param method the method
 	 * @param targetClass the user class of the bean
 	 * @return the description
 	 */
 	static String describe(Method method, Class<?> targetClass) {
-		return ClassUtils.getShortName(targetClass) + "." + method.getName() + "("
-				+ Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", "))
+		return (KotlinDetector.isSuspendingFunction(method) ? "suspend " : "") + ClassUtils.getShortName(targetClass)
+				+ "." + method.getName() + "("
+				+ Arrays.stream(KotlinFunctions.declaredParameterTypes(method))
+					.map(Class::getSimpleName)
+					.collect(Collectors.joining(", "))
 				+ ")";
 	}
 

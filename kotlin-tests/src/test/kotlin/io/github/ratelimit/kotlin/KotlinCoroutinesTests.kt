@@ -1,0 +1,158 @@
+package io.github.ratelimit.kotlin
+
+import io.github.ratelimit.RateLimitExceededException
+import io.github.ratelimit.acquire.Acquirer
+import io.github.ratelimit.aop.operation.RateLimitedOperationSource
+import io.github.ratelimit.testsupport.redis.RedisServerExtension
+import kotlinx.coroutines.flow.toList
+import kotlinx.coroutines.runBlocking
+import org.assertj.core.api.Assertions.assertThat
+import org.assertj.core.api.Assertions.assertThatExceptionOfType
+import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.BeforeAll
+import org.junit.jupiter.api.BeforeEach
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.extension.RegisterExtension
+import org.springframework.beans.factory.annotation.Autowired
+import org.springframework.boot.SpringBootConfiguration
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration
+import org.springframework.boot.test.context.SpringBootTest
+import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient
+import org.springframework.context.annotation.Import
+import org.springframework.test.context.DynamicPropertyRegistry
+import org.springframework.test.context.DynamicPropertySource
+import org.springframework.test.web.reactive.server.WebTestClient
+import reactor.blockhound.BlockHound
+import reactor.blockhound.BlockingOperationError
+import java.util.concurrent.CopyOnWriteArrayList
+import kotlin.coroutines.Continuation
+
+/**
+ * A Kotlin WebFlux application on Redis, as the README shows it ([QuoteController],
+ * [QuoteService]): `suspend` functions and
+ * functions returning a `Flow` are limited without blocking a non-blocking thread
+ * (BlockHound is installed before the application starts and records every blocking
+ * call such a thread makes), with the limit headers of a `Mono`; a `Flow` is charged on
+ * each collection; keys and messages see the function as declared, not its
+ * `Continuation`.
+ */
+@SpringBootTest(
+    classes = [KotlinCoroutinesTests.KotlinApplication::class],
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = ["spring.main.web-application-type=reactive", "ratelimit.store=redis", "ratelimit.redis.timeout=2s"],
+)
+@AutoConfigureWebTestClient
+class KotlinCoroutinesTests {
+
+    @Autowired
+    private lateinit var client: WebTestClient
+
+    @Autowired
+    private lateinit var quotes: QuoteService
+
+    @Autowired
+    private lateinit var acquirer: Acquirer
+
+    @Autowired
+    private lateinit var operations: RateLimitedOperationSource
+
+    @BeforeEach
+    fun forgetEarlierCalls() {
+        blockingCalls.clear()
+    }
+
+    @AfterEach
+    fun reportBlockingCalls() {
+        blockingCalls.forEach { println("[blockhound] blocking call: $it") }
+    }
+
+    @Test
+    fun aSuspendHandlerIsLimitedWithoutBlockingWithTheLimitHeaders() {
+        assertThat(acquirer.store().name()).contains("redis")
+        repeat(2) {
+            client.get().uri("/quote?user=alice").exchange()
+                .expectStatus().isOk
+                .expectHeader().exists("RateLimit")
+                .expectBody(String::class.java).isEqualTo("quote for alice")
+        }
+        client.get().uri("/quote?user=alice").exchange()
+            .expectStatus().isEqualTo(429)
+            .expectHeader().exists("Retry-After")
+        // Keyed by the declared argument: another user has a limit of its own.
+        client.get().uri("/quote?user=bob").exchange().expectStatus().isOk
+        assertThat(blockingCalls).isEmpty()
+    }
+
+    @Test
+    fun aFlowIsChargedOnEachCollection() {
+        val ticks = quotes.ticks("carol")
+        quotes.ticks("carol")
+        quotes.ticks("carol")
+        // Three flows made, none collected: nothing charged yet.
+        assertThat(runBlocking { ticks.toList() }).containsExactly("a", "b")
+        assertThat(runBlocking { ticks.toList() }).containsExactly("a", "b")
+        assertThatExceptionOfType(RateLimitExceededException::class.java)
+            .isThrownBy { runBlocking { ticks.toList() } }
+    }
+
+    @Test
+    fun aFlowHandlerIsLimitedWithoutBlocking() {
+        repeat(2) {
+            client.get().uri("/ticks?user=dave").exchange().expectStatus().isOk
+                .expectBody(String::class.java).isEqualTo("ab")
+        }
+        client.get().uri("/ticks?user=dave").exchange().expectStatus().isEqualTo(429)
+        assertThat(blockingCalls).isEmpty()
+    }
+
+    @Test
+    fun aSuspendFunctionFallsBackOnASuspendFunction() {
+        assertThat(runBlocking { quotes.answer("erin") }).isEqualTo("answer for erin")
+        assertThat(runBlocking { quotes.answer("erin") }).isEqualTo("busy, erin")
+    }
+
+    @Test
+    fun messagesNameTheFunctionAsDeclared() {
+        val answer = QuoteService::class.java.getMethod("answer", String::class.java, Continuation::class.java)
+        assertThat(operations.getRateLimitedMethod(answer, QuoteService::class.java)!!.description())
+            .isEqualTo("suspend QuoteService.answer(String)")
+    }
+
+    @SpringBootConfiguration(proxyBeanMethods = false)
+    @EnableAutoConfiguration
+    @Import(QuoteController::class, QuoteService::class)
+    class KotlinApplication
+
+    companion object {
+
+        @JvmField
+        @RegisterExtension
+        val redis: RedisServerExtension = RedisServerExtension.standalone()
+
+        private val blockingCalls = CopyOnWriteArrayList<String>()
+
+        @JvmStatic
+        @BeforeAll
+        fun installBlockHound() {
+            // As WebFluxBlockHoundTests: a decision answered on Lettuce's event loop is
+            // handed to a ThreadPoolExecutor, whose queue lock is held for an enqueue.
+            BlockHound.builder()
+                .loadIntegrations()
+                .allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "execute")
+                .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor", "schedule")
+                .blockingMethodCallback { method ->
+                    val frames = Throwable().stackTrace.take(25).joinToString("") { "\n\tat $it" }
+                    blockingCalls.add("$method on ${Thread.currentThread().name}$frames")
+                    throw BlockingOperationError(method)
+                }
+                .install()
+        }
+
+        @JvmStatic
+        @DynamicPropertySource
+        fun redisProperties(registry: DynamicPropertyRegistry) {
+            registry.add("spring.data.redis.host") { redis.host() }
+            registry.add("spring.data.redis.port") { redis.port() }
+        }
+    }
+}
