@@ -12,7 +12,10 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.context.event.ApplicationStartedEvent;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextRefreshedEvent;
 import org.springframework.util.ClassUtils;
@@ -28,15 +31,19 @@ import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.store.RateLimitStore;
 
 /**
- * Logs, once, at INFO, when the application context has been refreshed (every singleton
- * created, so every {@code @RateLimited} bucket registered), what rate limiting runs
- * with: the store and where it points, the failure mode, every bucket with its limits and
- * where they are defined, the filter rules in the order they are tried, and what was left
- * out and why. A few lines; nothing is logged per request.
+ * Logs, once, at INFO, when the application has started (the context refreshed, so every
+ * {@code @RateLimited} bucket registered, and every listener of the refresh run, so every
+ * Spring Cloud Gateway route built), what rate limiting runs with: the store and where it
+ * points, the failure mode, every bucket with its limits and where they are defined, the
+ * filter rules in the order they are tried, and what was left out and why. A few lines;
+ * nothing is logged per request.
  */
-class RateLimitStartupSummary implements ApplicationListener<ContextRefreshedEvent> {
+class RateLimitStartupSummary implements ApplicationListener<ApplicationEvent> {
 
 	private static final Log logger = LogFactory.getLog(RateLimitStartupSummary.class);
+
+	/** The bean a {@link SpringApplication} registers in the context it runs. */
+	private static final String SPRING_APPLICATION_ARGUMENTS = "springApplicationArguments";
 
 	private static final String CONNECTION_FACTORY = "org.springframework.data.redis.connection.RedisConnectionFactory";
 
@@ -70,10 +77,22 @@ class RateLimitStartupSummary implements ApplicationListener<ContextRefreshedEve
 	}
 
 	@Override
-	public void onApplicationEvent(ContextRefreshedEvent event) {
-		// A child context's refresh reaches the parent's listeners too.
-		if (event.getApplicationContext() == this.context && this.logged.compareAndSet(false, true)
-				&& logger.isInfoEnabled()) {
+	public void onApplicationEvent(ApplicationEvent event) {
+		boolean now;
+		if (event instanceof ApplicationStartedEvent started) {
+			now = started.getApplicationContext() == this.context;
+		}
+		else if (event instanceof ContextRefreshedEvent refreshed) {
+			// A child context's refresh reaches the parent's listeners too. A context a
+			// SpringApplication runs is summed up once it has started: other listeners
+			// of the refresh build what uses buckets too (a gateway's routes).
+			now = refreshed.getApplicationContext() == this.context
+					&& !this.context.containsBean(SPRING_APPLICATION_ARGUMENTS);
+		}
+		else {
+			now = false;
+		}
+		if (now && this.logged.compareAndSet(false, true) && logger.isInfoEnabled()) {
 			logger.info(summary());
 		}
 	}

@@ -89,8 +89,17 @@ final class OutageFallback {
 					continue;
 				}
 				List<LimitSpec> shares = this.shares.of(limits);
-				seed(entry, shares, this.heard.get(bucket, key, limits));
+				Heard heard = this.heard.get(bucket, key, limits);
+				if (logger.isDebugEnabled() && entry.decisions++ == 0) {
+					logger.debug("Key '" + key + "' in bucket '" + bucket + "' decided by this instance: share "
+							+ shares.get(0).capacity() + " of " + limits.get(0).capacity() + ", last heard "
+							+ ((heard != null) ? Arrays.toString(heard.usedAt(this.heard.nanoTime())) + " used"
+									: "nothing")
+							+ (mayHaveRun ? ", " + cost + " that may have run" : ""));
+				}
+				seed(entry, shares, heard);
 				if (mayHaveRun) {
+					entry.mayHaveRun += cost;
 					long[] costs = new long[shares.size()];
 					Arrays.fill(costs, cost);
 					this.fallback.charge(bucket, key, shares, costs);
@@ -310,6 +319,11 @@ final class OutageFallback {
 		}
 		if (Arrays.stream(charged).anyMatch((cost) -> cost > 0)) {
 			store.charge(bucket, key, pending.limits, charged);
+			if (logger.isDebugEnabled()) {
+				logger.debug("Key '" + key + "' in bucket '" + bucket + "': " + Arrays.toString(charged)
+						+ " admitted by this instance written back (" + entry.decisions + " decisions here, "
+						+ entry.mayHaveRun + " that may have run)");
+			}
 		}
 		if (refunded > 0 && refunded != Long.MAX_VALUE) {
 			// Given back while an earlier write-back of them was on its way.
@@ -400,6 +414,14 @@ final class OutageFallback {
 		long @Nullable [] restore;
 
 		boolean closed;
+
+		/**
+		 * Decisions made here, and the cost of those that may have run, for the debug
+		 * log.
+		 */
+		int decisions;
+
+		long mayHaveRun;
 
 		Entry(KeyRef ref, List<LimitSpec> limits) {
 			this.ref = ref;
