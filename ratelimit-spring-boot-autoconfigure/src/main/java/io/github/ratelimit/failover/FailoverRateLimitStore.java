@@ -33,6 +33,7 @@ import io.github.ratelimit.store.PartialStoreOutageException;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RejectionCache;
 import io.github.ratelimit.store.RateLimitStoreException;
+import io.github.ratelimit.store.StoreReconnectedException;
 import io.github.ratelimit.store.StoreArguments;
 import io.github.ratelimit.store.StoreUnavailableException;
 
@@ -367,6 +368,16 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 
 	@Override
 	public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
+		return decide(bucket, key, limits, cost, maxDelayMicros, false);
+	}
+
+	/**
+	 * Decides; {@code again} for the one call made again after the primary's connection
+	 * was made anew while the first waited for it (see
+	 * {@link StoreReconnectedException}).
+	 */
+	private Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros,
+			boolean again) {
 		StoreArguments.check(bucket, key, limits, cost);
 		Decision known = answerLocally(bucket, key, limits, cost, maxDelayMicros);
 		if (known != null) {
@@ -385,6 +396,14 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		Decision decision;
 		try {
 			decision = this.primary.decide(bucket, key, limits, cost, maxDelayMicros);
+		}
+		catch (StoreReconnectedException ex) {
+			if (!again) {
+				reconnectedMeanwhile();
+				return decide(bucket, key, limits, cost, maxDelayMicros, true);
+			}
+			recordFailure(ex);
+			return degraded(bucket, key, limits, cost, maxDelayMicros, ex);
 		}
 		catch (RateLimitStoreException ex) {
 			recordFailure(ex);
@@ -474,6 +493,11 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	@Override
 	public CompletionStage<Decision> decideAsync(String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros) {
+		return decideAsync(bucket, key, limits, cost, maxDelayMicros, false);
+	}
+
+	private CompletionStage<Decision> decideAsync(String bucket, String key, List<LimitSpec> limits, long cost,
+			long maxDelayMicros, boolean again) {
 		CompletableFuture<Decision> invalid = StoreArguments.failedIfInvalid(bucket, key, limits, cost);
 		if (invalid != null) {
 			return invalid;
@@ -486,7 +510,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			// Checked off the caller's thread (an event loop, maybe), then decided.
 			try {
 				return CompletableFuture.supplyAsync(this::dataChecked, writer())
-					.thenCompose((checked) -> checked ? decideAsync(bucket, key, limits, cost, maxDelayMicros)
+					.thenCompose((checked) -> checked ? decideAsync(bucket, key, limits, cost, maxDelayMicros, again)
 							: degradedAsync(bucket, key, limits, cost, maxDelayMicros, null));
 			}
 			catch (RejectedExecutionException ex) {
@@ -500,7 +524,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			// Written back off the caller's thread (an event loop, maybe), then decided.
 			try {
 				return CompletableFuture.supplyAsync(() -> writtenBack(bucket, key), writer())
-					.thenCompose((written) -> written ? decideAsync(bucket, key, limits, cost, maxDelayMicros)
+					.thenCompose((written) -> written ? decideAsync(bucket, key, limits, cost, maxDelayMicros, again)
 							: CompletableFuture.completedFuture(pending(bucket, key, limits, cost, maxDelayMicros)));
 			}
 			catch (RejectedExecutionException ex) {
@@ -515,7 +539,7 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		CompletableFuture<Decision> result = new CompletableFuture<>();
 		this.primary.decideAsync(bucket, key, limits, cost, maxDelayMicros).whenComplete((decision, ex) -> {
 			try {
-				answer(result, bucket, key, limits, cost, maxDelayMicros, token, decision, ex);
+				answer(result, bucket, key, limits, cost, maxDelayMicros, token, decision, ex, again);
 			}
 			catch (RuntimeException | Error unexpected) {
 				// Thrown on the primary's I/O thread, it would reach no one and leave the
@@ -532,7 +556,8 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	 * the failure mode's answer.
 	 */
 	private void answer(CompletableFuture<Decision> result, String bucket, String key, List<LimitSpec> limits,
-			long cost, long maxDelayMicros, long token, @Nullable Decision decision, @Nullable Throwable ex) {
+			long cost, long maxDelayMicros, long token, @Nullable Decision decision, @Nullable Throwable ex,
+			boolean again) {
 		if (ex == null) {
 			recordSuccess();
 			Decision made = Objects.requireNonNull(decision);
@@ -542,6 +567,18 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			return;
 		}
 		Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+		if (cause instanceof StoreReconnectedException && !again) {
+			reconnectedMeanwhile();
+			decideAsync(bucket, key, limits, cost, maxDelayMicros, true).whenComplete((d, e) -> {
+				if (e != null) {
+					result.completeExceptionally(e);
+				}
+				else {
+					result.complete(d);
+				}
+			});
+			return;
+		}
 		if (cause instanceof RateLimitStoreException storeFailure) {
 			recordFailure(storeFailure);
 			degradedAsync(bucket, key, limits, cost, maxDelayMicros, storeFailure).whenComplete((d, e) -> {
@@ -804,6 +841,16 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.lastCallFailed = false;
 		this.breaker.onSuccess();
 		writeBackIfPending();
+	}
+
+	/**
+	 * The call was not sent: the primary's connection was made anew while it waited. Not
+	 * a failure of the primary; the call is made once more, after the check for lost data
+	 * that a new connection calls for.
+	 */
+	private void reconnectedMeanwhile() {
+		this.breaker.onIgnored();
+		this.dataCheck.needed();
 	}
 
 	/** A check for lost data (a heartbeat) failed on the request path: a failed call. */

@@ -34,6 +34,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.RedisStaticMasterReplicaConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import io.github.ratelimit.store.StoreReconnectedException;
+
 /**
  * Runs the rate limit script with {@code EVALSHA} on a connection of its own, made from
  * the application's Lettuce client (standalone, Sentinel, Cluster or static
@@ -187,7 +189,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 		Call call = new Call(keys, args, lateReply);
 		Attempt attempt = attempt();
 		Connection connection = attempt.connectionNow();
-		if (connection != null) {
+		if (connection != null && !attempt.replacesClosed()) {
 			call.send(connection);
 			return call;
 		}
@@ -196,7 +198,15 @@ final class LettuceScriptRunner implements ScriptRunner {
 			return call;
 		}
 		attempt.connection.copy().orTimeout(this.connectTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((c, ex) -> {
-			if (ex == null) {
+			if (ex == null && attempt.replacesClosed()) {
+				// The call's caller checked Redis for lost data before the connection
+				// dropped: on the new one, which may be a restarted server, it must check
+				// again first.
+				call.completeExceptionally(new StoreReconnectedException(
+						"The Redis connection closed and was made anew while the rate limit call waited; not sent",
+						null));
+			}
+			else if (ex == null) {
 				call.send(c);
 			}
 			else {
@@ -221,16 +231,17 @@ final class LettuceScriptRunner implements ScriptRunner {
 			attempt = this.current;
 			long now = System.nanoTime();
 			if (this.closed) {
-				return new Attempt(CompletableFuture.failedFuture(new IllegalStateException("Redis store is closed")));
+				return new Attempt(CompletableFuture.failedFuture(new IllegalStateException("Redis store is closed")),
+						false);
 			}
 			if (attempt == null) {
-				attempt = connect(now);
+				attempt = connect(now, false);
 				this.current = attempt;
 				return attempt;
 			}
 			if (attempt.connection.isCompletedExceptionally()) {
 				if (now - this.lastAttemptNanos >= RETRY_NANOS) {
-					attempt = connect(now);
+					attempt = connect(now, false);
 					this.current = attempt;
 				}
 				return attempt;
@@ -267,23 +278,30 @@ final class LettuceScriptRunner implements ScriptRunner {
 		if (now - this.lastAttemptNanos < RETRY_NANOS) {
 			return null;
 		}
-		Attempt next = connect(now);
+		Attempt next = connect(now, true);
 		this.replacement = next;
-		next.connection.thenAccept((connection) -> {
-			Attempt old;
-			synchronized (this.lock) {
-				old = this.current;
-				this.current = next;
-				this.replacement = null;
-			}
-			logger.info("Rate limit store: replaced a Redis connection that closed");
-			reconnected();
-			Connection oldConnection = (old != null) ? old.connectionNow() : null;
-			if (oldConnection != null) {
-				oldConnection.connection.closeAsync();
-			}
-		});
 		return next;
+	}
+
+	/**
+	 * Puts a connection made to replace one that closed in its place, before the calls
+	 * that waited for it learn it is made (they fail, not sent: see {@link #run}); the
+	 * listener of reconnects is told first, so that the next decision checks Redis for
+	 * lost data.
+	 */
+	private void replacedWith(Connection opened) {
+		reconnected();
+		Attempt old;
+		synchronized (this.lock) {
+			old = this.current;
+			this.current = new Attempt(CompletableFuture.completedFuture(opened), false);
+			this.replacement = null;
+		}
+		logger.info("Rate limit store: replaced a Redis connection that closed");
+		Connection oldConnection = (old != null) ? old.connectionNow() : null;
+		if (oldConnection != null) {
+			oldConnection.connection.closeAsync();
+		}
 	}
 
 	/**
@@ -297,16 +315,26 @@ final class LettuceScriptRunner implements ScriptRunner {
 			.newTimeout((timeout) -> connection.connection.closeAsync(), 2 * this.timeoutNanos, TimeUnit.NANOSECONDS);
 	}
 
-	/** Must hold {@link #lock}. */
-	private Attempt connect(long now) {
+	/**
+	 * Starts a connection. One that {@code replacesClosed} tells the listener of
+	 * reconnects (the failover store, which then checks Redis for lost data before the
+	 * next decision) before any call can use it. Must hold {@link #lock}.
+	 */
+	private Attempt connect(long now, boolean replacesClosed) {
 		this.lastAttemptNanos = now;
-		CompletableFuture<Connection> connection = CompletableFuture.supplyAsync(this::openConnection, this.connector);
+		CompletableFuture<Connection> connection = CompletableFuture.supplyAsync(() -> {
+			Connection opened = openConnection();
+			if (replacesClosed) {
+				replacedWith(opened);
+			}
+			return opened;
+		}, this.connector);
 		connection.thenAccept((c) -> {
 			if (this.closed) {
 				c.connection.closeAsync();
 			}
 		});
-		return new Attempt(connection);
+		return new Attempt(connection, replacesClosed);
 	}
 
 	/**
@@ -323,7 +351,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 			if (this.closed || this.replacement != null || current == null || current.masters != masters) {
 				return;
 			}
-			next = connect(System.nanoTime());
+			next = connect(System.nanoTime(), false);
 			this.replacement = next;
 		}
 		next.connection.whenComplete((connection, ex) -> {
@@ -440,9 +468,10 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	/**
-	 * A connection attempt, and the connection once made.
+	 * A connection attempt, and the connection once made; {@code replacesClosed} for one
+	 * made to replace a connection that closed, which calls wait for but do not use.
 	 */
-	private record Attempt(CompletableFuture<Connection> connection) {
+	private record Attempt(CompletableFuture<Connection> connection, boolean replacesClosed) {
 
 		@Nullable Connection connectionNow() {
 			return (this.connection.isDone() && !this.connection.isCompletedExceptionally()) ? this.connection.join()

@@ -37,7 +37,7 @@ import io.github.ratelimit.store.RateLimitStoreException;
  * Runs the rate limit script through Spring Data Redis, for any client but Lettuce
  * (Jedis, standalone, Sentinel or Cluster): {@code EVALSHA} on a connection of the
  * factory, and after {@code NOSCRIPT} (Redis restarted, {@code SCRIPT FLUSH}, failover)
- * {@code SCRIPT LOAD} and one retry.
+ * the call again with {@code EVAL}, which also caches the script.
  * <p>
  * Time limits. A blocking client runs a call on the caller's thread, so the command
  * timeout must be the client's own: on Jedis the runner makes a
@@ -245,8 +245,11 @@ final class SpringDataRedisScriptRunner implements ScriptRunner {
 			if (!noScript(ex)) {
 				throw ex;
 			}
-			scripting.scriptLoad(this.source);
-			return scripting.evalSha(this.script.sha1(), ReturnType.MULTI, keys, keysAndArgs);
+			// EVAL runs the script on the server of the key, and caches it there for the
+			// next EVALSHA. SCRIPT LOAD on a cluster connection goes to the masters the
+			// topology knows, which once missed a master just restarted for almost a
+			// second.
+			return scripting.eval(this.source, ReturnType.MULTI, keys, keysAndArgs);
 		}
 	}
 

@@ -304,6 +304,41 @@ class FailoverOutageTests {
 	}
 
 	@Test
+	void aCallThatWaitedForANewConnectionIsMadeAgainAfterTheCheckForLostData() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		AtomicReference<String> epoch = new AtomicReference<>("before");
+		store.checkDataWith(() -> store.heartbeat(beat(1, epoch.get(), 0)));
+		store.heartbeat(beat(1, "before", 0));
+		assertThat(admitted(store, "k", 12)).isEqualTo(12);
+
+		// Redis restarts empty; the next call waited for the new connection, and was
+		// not sent on it.
+		this.primary.reset("b", "k", LIMITS);
+		epoch.set("after");
+		this.primary.reconnecting.set(true);
+		assertThat(admitted(store, "k", 20)).as("the usage heard was written back first").isEqualTo(8);
+		assertThat(store.circuitBreaker().state()).as("not a failure of Redis").isEqualTo(BreakerState.CLOSED);
+		assertThat(store.failureCount()).isZero();
+	}
+
+	@Test
+	void anAsynchronousCallThatWaitedForANewConnectionIsMadeAgainAfterTheCheckForLostData() {
+		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
+		AtomicReference<String> epoch = new AtomicReference<>("before");
+		store.checkDataWith(() -> store.heartbeat(beat(1, epoch.get(), 0)));
+		store.heartbeat(beat(1, "before", 0));
+		assertThat(admitted(store, "k", 12)).isEqualTo(12);
+
+		this.primary.reset("b", "k", LIMITS);
+		epoch.set("after");
+		this.primary.reconnecting.set(true);
+		assertThat(store.decideAsync("b", "k", LIMITS, 1, 0).toCompletableFuture().join().allowed()).isTrue();
+		awaitCondition("the write-back", () -> store.pendingWriteBacks() == 0);
+		assertThat(primaryRemaining("k")).as("the usage heard was written back first").isEqualTo(7);
+		assertThat(store.failureCount()).isZero();
+	}
+
+	@Test
 	void aCheckThatFailsSendsTheRequestToTheFailureMode() {
 		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
 		AtomicInteger checks = new AtomicInteger();

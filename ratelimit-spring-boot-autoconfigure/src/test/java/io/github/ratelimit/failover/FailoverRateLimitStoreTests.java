@@ -22,6 +22,7 @@ import io.github.ratelimit.status.StoreStatus;
 import io.github.ratelimit.store.PartialStoreOutageException;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStoreException;
+import io.github.ratelimit.store.StoreReconnectedException;
 import io.github.ratelimit.store.StoreUnavailableException;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
@@ -340,6 +341,12 @@ class FailoverRateLimitStoreTests {
 		/** Decisions of keys with this prefix fail as a partial outage, when set. */
 		volatile @Nullable String partlyDown;
 
+		/**
+		 * The next decision fails, not sent, as one that waited while the connection was
+		 * made anew, when set.
+		 */
+		final AtomicBoolean reconnecting = new AtomicBoolean();
+
 		private final InMemoryRateLimitStore delegate = InMemoryRateLimitStore.create();
 
 		Decision peekWithoutCounting(String bucket, String key, List<LimitSpec> limits) {
@@ -376,6 +383,9 @@ class FailoverRateLimitStoreTests {
 		@Override
 		public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 			check();
+			if (this.reconnecting.getAndSet(false)) {
+				throw new StoreReconnectedException("The Redis connection was made anew while the call waited", null);
+			}
 			String partlyDown = this.partlyDown;
 			if (partlyDown != null && key.startsWith(partlyDown)) {
 				throw new PartialStoreOutageException("Redis Cluster master 127.0.0.1:7000 of the key's slot is down",
