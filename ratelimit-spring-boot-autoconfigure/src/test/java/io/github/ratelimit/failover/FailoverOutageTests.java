@@ -305,17 +305,7 @@ class FailoverOutageTests {
 
 	@Test
 	void aCallThatWaitedForANewConnectionIsMadeAgainAfterTheCheckForLostData() {
-		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
-		AtomicReference<String> epoch = new AtomicReference<>("before");
-		store.checkDataWith(() -> store.heartbeat(beat(1, epoch.get(), 0)));
-		store.heartbeat(beat(1, "before", 0));
-		assertThat(admitted(store, "k", 12)).isEqualTo(12);
-
-		// Redis restarts empty; the next call waited for the new connection, and was
-		// not sent on it.
-		this.primary.reset("b", "k", LIMITS);
-		epoch.set("after");
-		this.primary.reconnecting.set(true);
+		FailoverRateLimitStore store = twelveUsedThenRestartedEmptyWhileTheNextCallWaits();
 		assertThat(admitted(store, "k", 20)).as("the usage heard was written back first").isEqualTo(8);
 		assertThat(store.circuitBreaker().state()).as("not a failure of Redis").isEqualTo(BreakerState.CLOSED);
 		assertThat(store.failureCount()).isZero();
@@ -323,19 +313,27 @@ class FailoverOutageTests {
 
 	@Test
 	void anAsynchronousCallThatWaitedForANewConnectionIsMadeAgainAfterTheCheckForLostData() {
+		FailoverRateLimitStore store = twelveUsedThenRestartedEmptyWhileTheNextCallWaits();
+		assertThat(store.decideAsync("b", "k", LIMITS, 1, 0).toCompletableFuture().join().allowed()).isTrue();
+		awaitCondition("the write-back", () -> store.pendingWriteBacks() == 0);
+		assertThat(primaryRemaining("k")).as("the usage heard was written back first").isEqualTo(7);
+		assertThat(store.failureCount()).isZero();
+	}
+
+	/**
+	 * 12 of 20 used; then Redis restarts empty, and the next call waits for the new
+	 * connection, and is not sent on it.
+	 */
+	private FailoverRateLimitStore twelveUsedThenRestartedEmptyWhileTheNextCallWaits() {
 		FailoverRateLimitStore store = store(FailureMode.FALLBACK);
 		AtomicReference<String> epoch = new AtomicReference<>("before");
 		store.checkDataWith(() -> store.heartbeat(beat(1, epoch.get(), 0)));
 		store.heartbeat(beat(1, "before", 0));
 		assertThat(admitted(store, "k", 12)).isEqualTo(12);
-
 		this.primary.reset("b", "k", LIMITS);
 		epoch.set("after");
 		this.primary.reconnecting.set(true);
-		assertThat(store.decideAsync("b", "k", LIMITS, 1, 0).toCompletableFuture().join().allowed()).isTrue();
-		awaitCondition("the write-back", () -> store.pendingWriteBacks() == 0);
-		assertThat(primaryRemaining("k")).as("the usage heard was written back first").isEqualTo(7);
-		assertThat(store.failureCount()).isZero();
+		return store;
 	}
 
 	@Test
