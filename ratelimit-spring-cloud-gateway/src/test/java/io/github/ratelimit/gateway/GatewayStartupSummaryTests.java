@@ -25,9 +25,10 @@ class GatewayStartupSummaryTests {
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(GatewayTestApplication.class)
 			.profiles("routes")
 			.run("--server.port=0", "--backend.uri=" + backend.uri(), "--spring.main.banner-mode=off")) {
+			assertThat(context.getBean(BucketRateLimiter.class)).isNotNull();
 			assertThat(output).containsOnlyOnce("Rate limiting: store in-memory")
 				.contains("[ratelimit.buckets.api, used by route 'api' (RequestRateLimiter)]")
-				.contains("[ratelimit.buckets.orders, used by route 'orders' (RequestRateLimiter)]")
+				.contains("[ratelimit.buckets.reports, used by route 'reports' (RequestRateLimiter)]")
 				.doesNotContain("ratelimit.buckets.api is used by no annotation");
 		}
 		finally {
