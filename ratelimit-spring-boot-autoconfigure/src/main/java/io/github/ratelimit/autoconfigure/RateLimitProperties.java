@@ -31,8 +31,8 @@ import io.github.ratelimit.web.MatchMode;
 public class RateLimitProperties implements Validator {
 
 	/**
-	 * Whether rate limiting is enabled. When false no limiter bean is created and
-	 * {@code @RateLimited} methods run unlimited.
+	 * Whether rate limiting is enabled. When false no limiter bean is created and methods
+	 * annotated with @RateLimited run unlimited.
 	 */
 	private boolean enabled = true;
 
