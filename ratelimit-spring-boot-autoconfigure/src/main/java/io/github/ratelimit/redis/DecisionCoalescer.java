@@ -13,6 +13,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.store.StoreReconnectedException;
 
 /**
  * Sends concurrent decisions on the same bucket, key and limits as one script call, each
@@ -80,7 +81,7 @@ final class DecisionCoalescer {
 	 */
 	CompletableFuture<Decision> decide(String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros, boolean async) {
-		Request request = new Request(cost, maxDelayMicros);
+		Request request = new Request(cost, maxDelayMicros, this.script.reconnects());
 		LaneKey laneKey = new LaneKey(bucket, key, limits);
 		while (true) {
 			Lane lane = this.lanes.get(laneKey);
@@ -115,7 +116,12 @@ final class DecisionCoalescer {
 		}
 		CompletableFuture<List<Object>> call;
 		try {
-			call = this.script.send(lane.key, batch, async, (late) -> deliver(lane.key, batch, late));
+			call = madeAnewSince(batch)
+					? CompletableFuture.failedFuture(new StoreReconnectedException(
+							"The Redis connection was made anew while the rate limit calls waited for the one before; "
+									+ "not sent",
+							null))
+					: this.script.send(lane.key, batch, async, (late) -> deliver(lane.key, batch, late));
 		}
 		catch (RuntimeException ex) {
 			call = CompletableFuture.failedFuture(ex);
@@ -192,6 +198,21 @@ final class DecisionCoalescer {
 	}
 
 	/**
+	 * Whether the connection was made anew since a request of the batch began: it waited
+	 * for the lane's call before (which the drop failed), and its caller checked Redis
+	 * for lost data before the new connection was made.
+	 */
+	private boolean madeAnewSince(List<Request> batch) {
+		long reconnects = this.script.reconnects();
+		for (Request request : batch) {
+			if (request.reconnects < reconnects) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * How a batch goes to Redis and what its reply means; the store's.
 	 */
 	interface Script {
@@ -225,6 +246,13 @@ final class DecisionCoalescer {
 		RuntimeException failure(Throwable cause);
 
 		/**
+		 * Returns how many times the connection was made anew (see
+		 * {@link ScriptRunner#reconnects()}).
+		 * @return the count
+		 */
+		long reconnects();
+
+		/**
 		 * Gives back the permits of a decision whose caller was answered without it.
 		 * @param lane the bucket, key and limits
 		 * @param cost the permits
@@ -253,9 +281,13 @@ final class DecisionCoalescer {
 
 		final long maxDelayMicros;
 
-		Request(long cost, long maxDelayMicros) {
+		/** The connection's reconnects when the request began. */
+		final long reconnects;
+
+		Request(long cost, long maxDelayMicros, long reconnects) {
 			this.cost = cost;
 			this.maxDelayMicros = maxDelayMicros;
+			this.reconnects = reconnects;
 		}
 
 	}

@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -73,6 +74,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 	private static final long RETRY_MILLIS = 500;
 
 	private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(RETRY_MILLIS);
+
+	private final AtomicLong reconnects = new AtomicLong();
 
 	private final Supplier<AbstractRedisClient> clientSupplier;
 
@@ -190,6 +193,14 @@ final class LettuceScriptRunner implements ScriptRunner {
 		Attempt attempt = attempt();
 		Connection connection = attempt.connectionNow();
 		if (connection != null && !attempt.replacesClosed()) {
+			if (!connection.isOpen()) {
+				// Lettuce would keep the command and send it once it reconnects, before
+				// it tells anyone: on a server that may have restarted empty, and before
+				// the check for lost data that a reconnect calls for.
+				call.completeExceptionally(
+						new RedisConnectionException("The Redis connection is closed; the call was not sent"));
+				return call;
+			}
 			call.send(connection);
 			return call;
 		}
@@ -390,7 +401,14 @@ final class LettuceScriptRunner implements ScriptRunner {
 		this.reconnected = listener;
 	}
 
+	@Override
+	public long reconnects() {
+		return this.reconnects.get();
+	}
+
 	private void reconnected() {
+		// Counted before anyone is told or can use the connection.
+		this.reconnects.incrementAndGet();
 		Runnable listener = this.reconnected;
 		if (listener != null && !this.closed) {
 			listener.run();

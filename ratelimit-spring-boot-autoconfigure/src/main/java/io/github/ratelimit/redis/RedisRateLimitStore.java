@@ -429,7 +429,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		List<DecisionCoalescer.Request> batch = new ArrayList<>(costs.length);
 		for (int i = 0; i < costs.length; i++) {
 			StoreArguments.check(bucket, key, limits, costs[i]);
-			batch.add(new DecisionCoalescer.Request(costs[i], maxDelaysMicros[i]));
+			batch.add(new DecisionCoalescer.Request(costs[i], maxDelaysMicros[i], this.runner.reconnects()));
 		}
 		List<Object> reply = await(
 				runBatch(new DecisionCoalescer.LaneKey(bucket, key, limits), batch, false, (late) -> {
@@ -788,6 +788,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		@Override
 		public RuntimeException failure(Throwable cause) {
 			return RedisRateLimitStore.this.failure(cause);
+		}
+
+		@Override
+		public long reconnects() {
+			return RedisRateLimitStore.this.runner.reconnects();
 		}
 
 		@Override

@@ -35,6 +35,17 @@ interface ScriptRunner extends AutoCloseable {
 	}
 
 	/**
+	 * Returns how many times the runner's connection was made again after it dropped: a
+	 * decision that began before must not be sent on a connection made after, since its
+	 * caller checked Redis for lost data before. A runner that cannot tell says
+	 * {@code 0}.
+	 * @return the count since the runner was created
+	 */
+	default long reconnects() {
+		return 0;
+	}
+
+	/**
 	 * Returns whether the runner's connection is known to be open. A runner that cannot
 	 * tell (a pool of a blocking client) says {@code true}: its next call finds out.
 	 * @return {@code false} once the runner knows its connection closed or never opened

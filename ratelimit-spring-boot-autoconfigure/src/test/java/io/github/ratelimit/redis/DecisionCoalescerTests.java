@@ -14,6 +14,7 @@ import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.RateLimitStoreException;
+import io.github.ratelimit.store.StoreReconnectedException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -68,6 +69,25 @@ class DecisionCoalescerTests {
 		assertTheLaneGoesOn();
 	}
 
+	@Test
+	void requestsThatWaitedWhileTheConnectionWasMadeAnewAreNotSentOnIt() {
+		decide();
+		List<CompletableFuture<Decision>> waited = List.of(decide(), decide());
+		// The first call fails as the connection drops; a new one is made before the two
+		// that waited are sent. Their callers checked Redis for lost data before: they
+		// fail, not sent, and are made again after a check.
+		this.script.reconnects++;
+		this.script.calls.get(0).reply.completeExceptionally(new IllegalStateException("connection lost"));
+		assertThat(this.script.calls).as("nothing sent on the new connection").hasSize(1);
+		assertThat(waited)
+			.allSatisfy((request) -> assertThat(request.handle((decision, ex) -> ex)).succeedsWithin(Duration.ZERO)
+				.isInstanceOf(StoreReconnectedException.class));
+		CompletableFuture<Decision> next = decide();
+		assertThat(this.script.calls).as("a request begun since is sent").hasSize(2);
+		this.script.reply(1);
+		assertThat(next).isCompletedWithValueMatching(Decision::allowed);
+	}
+
 	/**
 	 * Sends one request alone and two behind it, answers the first: the two are then in
 	 * flight as the second call.
@@ -104,6 +124,8 @@ class DecisionCoalescerTests {
 
 		private Error errorOnRead;
 
+		private long reconnects;
+
 		void reply(int call) {
 			this.calls.get(call).reply.complete(List.of());
 		}
@@ -131,7 +153,14 @@ class DecisionCoalescerTests {
 
 		@Override
 		public RuntimeException failure(Throwable cause) {
-			return new RateLimitStoreException("Redis rate limit call failed: " + cause, cause, false);
+			// As the store: its own exceptions as they are.
+			return (cause instanceof RateLimitStoreException storeFailure) ? storeFailure
+					: new RateLimitStoreException("Redis rate limit call failed: " + cause, cause, false);
+		}
+
+		@Override
+		public long reconnects() {
+			return this.reconnects;
 		}
 
 		@Override

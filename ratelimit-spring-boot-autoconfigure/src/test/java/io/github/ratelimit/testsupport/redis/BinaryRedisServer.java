@@ -268,6 +268,9 @@ final class BinaryRedisServer implements RedisServer, LocalProcesses.Disposable 
 			LocalProcesses.end(started, 2000);
 			this.process = null;
 			failure = problem;
+			// A fault test must know when its server was started more than once: clients
+			// may have used the first one.
+			System.out.printf("[redis] %s: start attempt %d failed (%s)%n", address(), attempt + 1, problem);
 			if (!isBindFailure(problem)) {
 				break;
 			}
