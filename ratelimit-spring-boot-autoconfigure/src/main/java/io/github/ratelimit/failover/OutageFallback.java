@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -40,6 +41,13 @@ final class OutageFallback {
 
 	private static final Log logger = LogFactory.getLog(OutageFallback.class);
 
+	/**
+	 * How long after this instance wrote a key back the others' write-backs of the same
+	 * outage may still be on their way: each writes back within a few heartbeats (500ms
+	 * by default) of the shared store answering it again.
+	 */
+	private static final long SETTLED_NANOS = TimeUnit.SECONDS.toNanos(10);
+
 	/** See {@link #lastFailurePartial()}. */
 	private volatile boolean lastFailurePartial;
 
@@ -50,6 +58,12 @@ final class OutageFallback {
 	private final LastHeard heard;
 
 	private final Map<KeyRef, Entry> entries = new ConcurrentHashMap<>();
+
+	/**
+	 * What this instance admitted here for each key it wrote back lately, and when: see
+	 * {@link #seed}.
+	 */
+	private final Map<KeyRef, WrittenBack> writtenBack = new ConcurrentHashMap<>();
 
 	OutageFallback(RateLimitStore fallback, FallbackLimits shares, LastHeard heard) {
 		this.fallback = fallback;
@@ -169,6 +183,7 @@ final class OutageFallback {
 		}
 		this.fallback.reset(bucket, key, this.shares.of(limits));
 		this.heard.forget(bucket, key);
+		this.writtenBack.remove(new KeyRef(bucket, key));
 	}
 
 	/**
@@ -265,6 +280,10 @@ final class OutageFallback {
 			if (!heardAfterWriting(store, entry)) {
 				return false;
 			}
+			if (Arrays.stream(pending.admitted).anyMatch((cost) -> cost > 0)) {
+				this.writtenBack.put(entry.ref,
+						new WrittenBack(pending.limits, pending.admitted, this.heard.nanoTime()));
+			}
 			close(entry);
 			this.fallback.reset(entry.ref.bucket(), entry.ref.key(), this.shares.of(entry.limits));
 			return true;
@@ -347,7 +366,22 @@ final class OutageFallback {
 			return;
 		}
 		List<LimitSpec> limits = heard.limits();
-		long[] used = heard.usedAt(this.heard.nanoTime());
+		long now = this.heard.nanoTime();
+		long[] used = heard.usedAt(now);
+		WrittenBack lately = this.writtenBack.isEmpty() ? null : this.writtenBack.get(entry.ref);
+		if (lately != null && now - lately.atNanos() >= SETTLED_NANOS) {
+			this.writtenBack.remove(entry.ref, lately);
+		}
+		else if (lately != null && lately.limits().equals(limits)) {
+			// Written back lately: what was heard then held this instance's admissions
+			// from the outage, maybe not yet the others', each up to a share like this
+			// one's. Taken as that much more used (the strict side) until theirs have
+			// surely been written back too.
+			int others = this.shares.instances() - 1;
+			for (int i = 0; i < used.length; i++) {
+				used[i] = saturatedAdd(used[i], saturatedMultiply(lately.admitted()[i], others));
+			}
+		}
 		if (entry.seeded.length != used.length) {
 			entry.seeded = new long[used.length];
 		}
@@ -380,6 +414,15 @@ final class OutageFallback {
 			allowed.add(Decision.allowed(spec, limit.allowed() ? limit.remaining() : 0, limit.resetAfterMicros(), 0));
 		}
 		return Decision.combine(allowed);
+	}
+
+	private static long saturatedMultiply(long a, int b) {
+		try {
+			return Math.multiplyExact(Math.max(0, a), b);
+		}
+		catch (ArithmeticException ex) {
+			return Long.MAX_VALUE;
+		}
 	}
 
 	private static long saturatedAdd(long a, long b) {
@@ -483,6 +526,16 @@ final class OutageFallback {
 			}
 		}
 
+	}
+
+	/**
+	 * What one key admitted here was written back, and when.
+	 *
+	 * @param limits the limits it was admitted under
+	 * @param admitted the permits of each limit
+	 * @param atNanos when, on {@link System#nanoTime()}'s scale
+	 */
+	private record WrittenBack(List<LimitSpec> limits, long[] admitted, long atNanos) {
 	}
 
 	/**

@@ -192,17 +192,24 @@ class FleetGlitchesIT {
 		long recovered = System.nanoTime();
 		ConnectionFirstBurst.Result after = ConnectionFirstBurst.fire(BURST, GREETING, clientIp, ports);
 		long admitted = during.admitted() + after.admitted();
+		// Redis has come back: its breaker never opens again. A call may still time out
+		// (100ms) on a loaded machine, which health shows as degraded, truthfully: said,
+		// not a miss.
+		StringBuilder afterwards = new StringBuilder();
 		for (SampleProcess instance : this.instances) {
 			String health = instance.rateLimitHealth();
-			if (!health.equals("UP/healthy/closed")) {
+			if (!health.startsWith("UP/") || !health.endsWith("/closed")) {
 				this.misses.add(scenario + ": " + instance + " was " + health
 						+ " after the burst that followed recovery (" + state(instance) + ")");
 			}
+			else if (!health.equals("UP/healthy/closed")) {
+				afterwards.append("; ").append(instance).append(" then ").append(state(instance));
+			}
 		}
 		String line = String.format(
-				"%s: %d admitted in the window (%s the goal of %d; bound %d) (during: %s; after: %s); recovered after %d ms; right after the burst: %s",
+				"%s: %d admitted in the window (%s the goal of %d; bound %d) (during: %s; after: %s); recovered after %d ms; right after the burst: %s%s",
 				scenario, admitted, (admitted <= GOAL) ? "within" : "over", GOAL, bound, during, after,
-				TimeUnit.NANOSECONDS.toMillis(recovered - started), states);
+				TimeUnit.NANOSECONDS.toMillis(recovered - started), states, afterwards);
 		record(line);
 		assertThat(during.count(200) + during.count(429)).as("%s: every request answered 200 or 429", scenario)
 			.isEqualTo(BURST);
@@ -368,7 +375,10 @@ class FleetGlitchesIT {
 				"--ratelimit.client-ip.trusted-proxies=127.0.0.1",
 				"--management.endpoint.ratelimits.access=unrestricted",
 				"--ratelimit.endpoint.limits-write-enabled=true", "--management.endpoint.health.show-details=always",
-				"--spring.main.banner-mode=off");
+				// What each key on the fallback started from and what was written back,
+				// in
+				// the logs under target/fleet-glitches: a run over its bound says why.
+				"--logging.level.io.github.ratelimit.failover.OutageFallback=debug", "--spring.main.banner-mode=off");
 		for (int i = 1; i <= 2; i++) {
 			this.instances.add(SampleProcess.start(jar, this.run + "-fleet-" + i, logs, args));
 		}
