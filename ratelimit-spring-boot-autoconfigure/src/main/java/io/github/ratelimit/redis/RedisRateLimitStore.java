@@ -36,6 +36,7 @@ import io.github.ratelimit.store.Heartbeat;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.PartialStoreOutageException;
 import io.github.ratelimit.store.RateLimitStoreException;
+import io.github.ratelimit.store.StoreReconnectedException;
 import io.github.ratelimit.store.StoreArguments;
 
 /**
@@ -195,6 +196,16 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	public static Builder builder(LettuceConnectionFactory connectionFactory) {
 		Objects.requireNonNull(connectionFactory, "'connectionFactory' must not be null");
 		return new Builder(LettuceScriptRunner.on(connectionFactory));
+	}
+
+	/**
+	 * Starts a builder on a runner of the caller's: tests give the store a script runner
+	 * whose calls they control.
+	 * @param runner makes the runner
+	 * @return a new builder
+	 */
+	static Builder builder(ScriptRunner.Factory runner) {
+		return new Builder(runner);
 	}
 
 	/**
@@ -474,7 +485,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		// again must differ from the one before.
 		String[] args = { "h", this.instanceId, Long.toString(Math.max(1, this.heartbeatTimeToLive.toMillis())),
 				this.instanceId + ":" + this.heartbeats.incrementAndGet(), countReset ? "1" : UNSET };
-		List<Object> reply = await(this.runner.run(this.keys.fleetKeys(), args, null));
+		List<Object> reply;
+		try {
+			reply = await(this.runner.run(this.keys.fleetKeys(), args, null));
+		}
+		catch (StoreReconnectedException ex) {
+			// Not sent: the connection was made anew while it waited. Unlike a decision,
+			// a heartbeat may go on the new connection at once: it is what checks it.
+			reply = await(this.runner.run(this.keys.fleetKeys(), args, null));
+		}
 		return new Heartbeat(((Long) reply.get(0)).intValue(), (Long) reply.get(1), text(reply.get(2)),
 				(Long) reply.get(3));
 	}
