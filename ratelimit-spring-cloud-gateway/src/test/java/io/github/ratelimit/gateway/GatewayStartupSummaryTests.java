@@ -22,7 +22,8 @@ class GatewayStartupSummaryTests {
 	@Test
 	void theSummaryNamesTheRoutesThatUseEachBucket(CapturedOutput output) {
 		Backend backend = Backend.start();
-		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(GatewayTestApplication.class)
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(GatewayTestApplication.class,
+				OwnReactorResources.class)
 			.profiles("routes")
 			.run("--server.port=0", "--backend.uri=" + backend.uri(), "--spring.main.banner-mode=off")) {
 			assertThat(context.getBean(BucketRateLimiter.class)).isNotNull();

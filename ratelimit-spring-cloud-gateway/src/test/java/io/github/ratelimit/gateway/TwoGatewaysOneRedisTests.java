@@ -152,9 +152,10 @@ class TwoGatewaysOneRedisTests {
 
 	private static ConfigurableApplicationContext gateway() {
 		String route = "spring.cloud.gateway.server.webflux.routes[0]";
-		return new SpringApplicationBuilder(GatewayTestApplication.class).run("--server.port=0",
-				"--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
-				"--ratelimit.store=redis", "--ratelimit.failure-mode=closed",
+		return new SpringApplicationBuilder(GatewayTestApplication.class, OwnReactorResources.class).run(
+				"--server.port=0", "--spring.data.redis.host=" + redis.host(),
+				"--spring.data.redis.port=" + redis.port(), "--ratelimit.store=redis",
+				"--ratelimit.failure-mode=closed",
 				// Redis shares two busy cores with the build: exactness is this test's
 				// subject, not the timeout (a decision that timed out would be a 503).
 				"--ratelimit.redis.timeout=2s", "--ratelimit.buckets.api.algorithm=sliding-log",
