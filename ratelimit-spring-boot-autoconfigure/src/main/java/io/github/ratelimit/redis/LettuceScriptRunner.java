@@ -192,8 +192,11 @@ final class LettuceScriptRunner implements ScriptRunner {
 		Call call = new Call(keys, args, lateReply);
 		Attempt attempt = attempt();
 		Connection connection = attempt.connectionNow();
-		if (connection != null && !attempt.replacesClosed()) {
-			if (!connection.isOpen()) {
+		// A Cluster connection stays usable while a node's is down: Lettuce routes each
+		// command, and a dead master's are failed as such (ClusterMasters).
+		boolean single = connection == null || connection.masters == null;
+		if (connection != null && !(attempt.replacesClosed() && single)) {
+			if (single && !connection.isOpen()) {
 				// Lettuce would keep the command and send it once it reconnects, before
 				// it tells anyone: on a server that may have restarted empty, and before
 				// the check for lost data that a reconnect calls for.
@@ -209,7 +212,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 			return call;
 		}
 		attempt.connection.copy().orTimeout(this.connectTimeoutNanos, TimeUnit.NANOSECONDS).whenComplete((c, ex) -> {
-			if (ex == null && attempt.replacesClosed()) {
+			if (ex == null && attempt.replacesClosed() && c.masters == null) {
 				// The call's caller checked Redis for lost data before the connection
 				// dropped: on the new one, which may be a restarted server, it must check
 				// again first.
