@@ -1,12 +1,16 @@
 package io.github.ratelimit.gateway;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,27 +18,35 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The startup summary of a gateway names the routes that use each bucket: the routes are
  * built while the context is refreshed, by a listener of the refresh, so the summary is
  * logged once the application has started. Before, every bucket a route used was reported
- * as used by nothing.
+ * as used by nothing. (A route that names no bucket, and so uses the one named like it,
+ * is known to use it from its first request.) A context of its own (its own property), so
+ * that its startup is in this class's output; Spring closes it with the others, at the
+ * end.
  */
+@SpringBootTest(classes = GatewayTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+		properties = "spring.application.name=startup-summary")
+@ActiveProfiles("routes")
 @ExtendWith(OutputCaptureExtension.class)
 class GatewayStartupSummaryTests {
 
+	private static final Backend backend = Backend.start();
+
+	@DynamicPropertySource
+	static void backend(DynamicPropertyRegistry registry) {
+		registry.add("backend.uri", backend::uri);
+	}
+
+	@AfterAll
+	static void stopBackend() {
+		backend.close();
+	}
+
 	@Test
 	void theSummaryNamesTheRoutesThatUseEachBucket(CapturedOutput output) {
-		Backend backend = Backend.start();
-		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(GatewayTestApplication.class,
-				OwnReactorResources.class)
-			.profiles("routes")
-			.run("--server.port=0", "--backend.uri=" + backend.uri(), "--spring.main.banner-mode=off")) {
-			assertThat(context.getBean(BucketRateLimiter.class)).isNotNull();
-			assertThat(output).containsOnlyOnce("Rate limiting: store in-memory")
-				.contains("[ratelimit.buckets.api, used by route 'api' (RequestRateLimiter)]")
-				.contains("[ratelimit.buckets.reports, used by route 'reports' (RequestRateLimiter)]")
-				.doesNotContain("ratelimit.buckets.api is used by no annotation");
-		}
-		finally {
-			backend.close();
-		}
+		assertThat(output).containsOnlyOnce("Rate limiting: store in-memory")
+			.contains("[ratelimit.buckets.api, used by route 'api' (RequestRateLimiter)]")
+			.contains("[ratelimit.buckets.reports, used by route 'reports' (RequestRateLimiter)]")
+			.doesNotContain("ratelimit.buckets.api is used by no annotation");
 	}
 
 }
