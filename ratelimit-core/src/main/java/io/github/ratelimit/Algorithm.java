@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * The rate limiting algorithms. Every {@code RateLimitStore} implements all of them with
- * the same semantics; see the project's DESIGN and README for the exact contract of each.
+ * the same semantics; docs/algorithms.md gives the exact contract of each.
  *
  * @author ratelimit-spring-boot-starter authors
  */

@@ -51,6 +51,9 @@ class KotlinCoroutinesTests {
     private lateinit var quotes: QuoteService
 
     @Autowired
+    private lateinit var answers: AnswerService
+
+    @Autowired
     private lateinit var acquirer: Acquirer
 
     @Autowired
@@ -107,20 +110,20 @@ class KotlinCoroutinesTests {
 
     @Test
     fun aSuspendFunctionFallsBackOnASuspendFunction() {
-        assertThat(runBlocking { quotes.answer("erin") }).isEqualTo("answer for erin")
-        assertThat(runBlocking { quotes.answer("erin") }).isEqualTo("busy, erin")
+        assertThat(runBlocking { answers.answer("erin") }).isEqualTo("answer for erin")
+        assertThat(runBlocking { answers.answer("erin") }).isEqualTo("busy, erin")
     }
 
     @Test
     fun messagesNameTheFunctionAsDeclared() {
-        val answer = QuoteService::class.java.getMethod("answer", String::class.java, Continuation::class.java)
-        assertThat(operations.getRateLimitedMethod(answer, QuoteService::class.java)!!.description())
-            .isEqualTo("suspend QuoteService.answer(String)")
+        val answer = AnswerService::class.java.getMethod("answer", String::class.java, Continuation::class.java)
+        assertThat(operations.getRateLimitedMethod(answer, AnswerService::class.java)!!.description())
+            .isEqualTo("suspend AnswerService.answer(String)")
     }
 
     @SpringBootConfiguration(proxyBeanMethods = false)
     @EnableAutoConfiguration
-    @Import(QuoteController::class, QuoteService::class)
+    @Import(QuoteController::class, QuoteService::class, AnswerService::class)
     class KotlinApplication
 
     companion object {

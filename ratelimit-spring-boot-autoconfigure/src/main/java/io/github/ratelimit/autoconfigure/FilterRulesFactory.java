@@ -57,7 +57,7 @@ final class FilterRulesFactory {
 			}
 			catch (IllegalArgumentException | IllegalStateException ex) {
 				throw new InvalidFilterRuleException(name, String.valueOf(ex.getMessage()),
-						"Correct " + name + " (the README's 'Filter rules' and 'Which stack' sections list what rules "
+						"Correct " + name + " (docs/usage.md, 'Filter rules', and docs/web.md list what rules "
 								+ "can read on each web stack), or remove the rule.",
 						ex);
 			}

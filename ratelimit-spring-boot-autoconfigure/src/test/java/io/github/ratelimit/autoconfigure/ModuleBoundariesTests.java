@@ -17,7 +17,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The package rules (see the README's Modules section): the integrations ({@code redis},
+ * The package rules (see docs/design.md, Modules): the integrations ({@code redis},
  * {@code web}, {@code aop}, {@code actuate}, {@code metrics}, {@code failover}) never
  * import each other and meet only in {@code autoconfigure}, the only package that may use
  * Spring Boot's auto-configuration API; the shared packages depend on no integration; the

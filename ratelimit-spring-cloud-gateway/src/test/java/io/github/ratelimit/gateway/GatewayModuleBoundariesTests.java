@@ -15,8 +15,8 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The package rules of the gateway module (see the README's Modules section): the limiter
- * is an integration like the servlet filter, so it uses the request-stack-neutral
+ * The package rules of the gateway module (see docs/design.md, Modules): the limiter is
+ * an integration like the servlet filter, so it uses the request-stack-neutral
  * {@code web} package, never another integration; it takes permits only through the
  * {@link io.github.ratelimit.acquire.Acquirer}; only its {@code autoconfigure} package
  * uses Spring Boot's auto-configuration API.

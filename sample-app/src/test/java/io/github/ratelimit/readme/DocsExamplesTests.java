@@ -23,13 +23,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Keeps the README's Java and Kotlin examples true: each one is an excerpt of a source
- * file in this package (Kotlin: in the {@code kotlin-tests} module), which the build
- * compiles, and the quickstart example limits as the README says.
+ * Keeps the Java and Kotlin examples of the README and of every page in {@code docs/}
+ * true: each one is an excerpt of a source file in this package (Kotlin: in the
+ * {@code kotlin-tests} module), which the build compiles, and the quickstart example
+ * limits as the README says.
  */
-class ReadmeExamplesTests {
-
-	private static final Path README = Path.of("..", "README.md");
+class DocsExamplesTests {
 
 	private static final List<Path> EXAMPLES = List.of(Path.of("src/test/java/io/github/ratelimit/readme"),
 			Path.of("../ratelimit-spring-boot-autoconfigure/src/test/java/io/github/ratelimit/readme"),
@@ -42,7 +41,7 @@ class ReadmeExamplesTests {
 	private static final Pattern KOTLIN_BLOCK = Pattern.compile("```kotlin\\n(.*?)```", Pattern.DOTALL);
 
 	@Test
-	void everyJavaBlockOfTheReadmeIsAnExcerptOfACompiledExample() throws IOException {
+	void everyJavaBlockOfThePagesIsAnExcerptOfACompiledExample() throws IOException {
 		Map<String, String> examples = new TreeMap<>();
 		for (Path directory : EXAMPLES) {
 			try (Stream<Path> files = Files.list(directory)) {
@@ -51,38 +50,24 @@ class ReadmeExamplesTests {
 				}
 			}
 		}
-		List<String> blocks = new ArrayList<>();
-		Matcher matcher = JAVA_BLOCK.matcher(Files.readString(README));
-		while (matcher.find()) {
-			blocks.add(matcher.group(1));
-		}
-		assertThat(blocks).as("Java blocks in the README").hasSizeGreaterThanOrEqualTo(5);
-		for (String block : blocks) {
-			String excerpt = normalize(block);
-			assertThat(examples.values().stream().anyMatch((source) -> source.contains(excerpt)))
-				.as("README block not found (whitespace aside) in any of %s:%n%s", examples.keySet(), block)
-				.isTrue();
-		}
+		Map<Path, List<String>> blocks = blocks(JAVA_BLOCK);
+		assertThat(blocks.get(Docs.README)).as("Java blocks in the README").hasSizeGreaterThanOrEqualTo(5);
+		assertThat(blocks.values().stream().mapToInt(List::size).sum()).as("Java blocks in all pages")
+			.isGreaterThan(blocks.get(Docs.README).size());
+		assertExcerpts(blocks, examples);
 	}
 
 	@Test
-	void everyKotlinBlockOfTheReadmeIsAnExcerptOfACompiledExample() throws IOException {
+	void everyKotlinBlockOfThePagesIsAnExcerptOfACompiledExample() throws IOException {
 		Map<String, String> examples = new TreeMap<>();
 		try (Stream<Path> files = Files.list(KOTLIN_EXAMPLES)) {
 			for (Path file : files.filter((f) -> f.toString().endsWith(".kt")).toList()) {
 				examples.put(file.toString(), normalize(Files.readString(file)));
 			}
 		}
-		Matcher matcher = KOTLIN_BLOCK.matcher(Files.readString(README));
-		int blocks = 0;
-		while (matcher.find()) {
-			blocks++;
-			String excerpt = normalize(matcher.group(1));
-			assertThat(examples.values().stream().anyMatch((source) -> source.contains(excerpt)))
-				.as("README block not found (whitespace aside) in any of %s:%n%s", examples.keySet(), matcher.group(1))
-				.isTrue();
-		}
-		assertThat(blocks).as("Kotlin blocks in the README").isPositive();
+		Map<Path, List<String>> blocks = blocks(KOTLIN_BLOCK);
+		assertThat(blocks.get(Docs.README)).as("Kotlin blocks in the README").isNotEmpty();
+		assertExcerpts(blocks, examples);
 	}
 
 	@Test
@@ -104,6 +89,30 @@ class ReadmeExamplesTests {
 					assertThat(logins.login("alice", "wrong")).as("alice still has her own 5").isFalse();
 				}
 			});
+	}
+
+	private static void assertExcerpts(Map<Path, List<String>> blocks, Map<String, String> examples) {
+		blocks.forEach((page, pageBlocks) -> {
+			for (String block : pageBlocks) {
+				String excerpt = normalize(block);
+				assertThat(examples.values().stream().anyMatch((source) -> source.contains(excerpt)))
+					.as("%s block not found (whitespace aside) in any of %s:%n%s", page, examples.keySet(), block)
+					.isTrue();
+			}
+		});
+	}
+
+	private static Map<Path, List<String>> blocks(Pattern block) throws IOException {
+		Map<Path, List<String>> blocks = new TreeMap<>();
+		for (Path page : Docs.pages()) {
+			List<String> found = new ArrayList<>();
+			Matcher matcher = block.matcher(Files.readString(page));
+			while (matcher.find()) {
+				found.add(matcher.group(1));
+			}
+			blocks.put(page, found);
+		}
+		return blocks;
 	}
 
 	private static String normalize(String text) {
