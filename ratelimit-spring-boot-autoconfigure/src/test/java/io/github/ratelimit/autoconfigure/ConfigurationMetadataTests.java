@@ -21,9 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What an IDE shows for the starter's properties, read from the metadata the build
  * generates ({@code META-INF/spring-configuration-metadata.json}): every property has a
- * description, in plain text; the bucket algorithm has a hint per algorithm; the buckets
- * and filter rules are typed, so that IDEs complete their fields; the health indicator's
- * switch is listed.
+ * description, in plain text; every choice (an enum: the store, the failure mode, the
+ * algorithm, ...) has a hint with a description per value; the buckets and filter rules
+ * are typed, so that IDEs complete their fields; the health indicator's switch is listed.
  */
 class ConfigurationMetadataTests {
 
@@ -78,6 +78,32 @@ class ConfigurationMetadataTests {
 	}
 
 	@Test
+	void everyChoiceHasAHintPerValueWithADescription() throws ClassNotFoundException {
+		List<String> checked = new ArrayList<>();
+		for (JsonNode property : metadata.path("properties")) {
+			String name = property.path("name").asString();
+			Class<?> type = name.startsWith("ratelimit.") ? typeOf(property.path("type").asString()) : null;
+			if (type == null || !type.isEnum()) {
+				continue;
+			}
+			List<String> values = new ArrayList<>();
+			hint(name).path("values").forEach((value) -> {
+				values.add(value.path("value").asString());
+				assertThat(value.path("description").asString()).as("%s=%s", name, value).isNotBlank();
+			});
+			List<String> constants = new ArrayList<>();
+			for (Object constant : type.getEnumConstants()) {
+				constants.add(((Enum<?>) constant).name().toLowerCase(Locale.ROOT).replace('_', '-'));
+			}
+			assertThat(values).as(name).containsExactlyInAnyOrderElementsOf(constants);
+			checked.add(name);
+		}
+		assertThat(checked).contains("ratelimit.store", "ratelimit.failure-mode", "ratelimit.headers",
+				"ratelimit.null-key", "ratelimit.filter.match", "ratelimit.redis.time-source",
+				"ratelimit.defaults.algorithm");
+	}
+
+	@Test
 	void bucketsAndFilterRulesAreTypedSoThatTheirFieldsComplete() {
 		assertThat(property("ratelimit.buckets").path("type").asString())
 			.isEqualTo("java.util.Map<java.lang.String," + RateLimitProperties.Bucket.class.getName() + ">");
@@ -91,6 +117,11 @@ class ConfigurationMetadataTests {
 		JsonNode health = property("management.health.ratelimit.enabled");
 		assertThat(health.path("type").asString()).isEqualTo("java.lang.Boolean");
 		assertThat(health.path("defaultValue").asBoolean()).isTrue();
+	}
+
+	private static Class<?> typeOf(String type) throws ClassNotFoundException {
+		return type.contains("<") || !type.contains(".") ? null
+				: Class.forName(type, false, ConfigurationMetadataTests.class.getClassLoader());
 	}
 
 	private static JsonNode property(String name) {

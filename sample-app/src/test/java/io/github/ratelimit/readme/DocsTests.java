@@ -139,7 +139,16 @@ class DocsTests {
 
 	private static String propertyTable() throws IOException {
 		StringBuilder table = new StringBuilder("| property | type | default | description |\n|---|---|---|---|\n");
-		for (JsonNode property : metadata().path("properties")) {
+		JsonNode metadata = metadata();
+		Map<String, String> choices = new HashMap<>();
+		for (JsonNode hint : metadata.path("hints")) {
+			List<String> values = new ArrayList<>();
+			hint.path("values").forEach((value) -> values.add("`" + value.path("value").asString() + "`"));
+			if (!values.isEmpty()) {
+				choices.put(hint.path("name").asString(), " One of " + String.join(", ", values) + ".");
+			}
+		}
+		for (JsonNode property : metadata.path("properties")) {
 			String name = property.path("name").asString();
 			if (!name.startsWith("ratelimit.") && !name.contains(".ratelimit")) {
 				continue;
@@ -159,7 +168,7 @@ class DocsTests {
 				.append(" | ")
 				.append(shownDefault)
 				.append(" | ")
-				.append(description.replace("|", "\\|").trim())
+				.append((description.trim() + choices.getOrDefault(name, "")).replace("|", "\\|"))
 				.append(" |\n");
 		}
 		return table.toString();
