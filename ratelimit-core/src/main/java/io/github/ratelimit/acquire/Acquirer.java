@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.TimeSource;
+import io.github.ratelimit.acquire.DecisionTracer.DecisionTrace;
+import io.github.ratelimit.acquire.DecisionTracer.Scope;
 import io.github.ratelimit.store.RateLimitStore;
 
 /**
@@ -35,6 +37,9 @@ import io.github.ratelimit.store.RateLimitStore;
  * <li>Each request's final result is told to the {@link RateLimitObserver observers}
  * once; a store failure is told to them, and what earlier buckets granted is given back
  * before the failure is rethrown.</li>
+ * <li>A {@link DecisionTracer}, when there is one, follows each request from its first
+ * store call to its final result: its trace is current on the calling thread while the
+ * store is called, and each wait for a permit is a wait of that trace.</li>
  * </ul>
  * All waiting goes through one {@link Waiter}, on its clock: tests pass a virtual one and
  * never sleep.
@@ -59,11 +64,14 @@ public final class Acquirer {
 
 	private final RateLimitObserver[] observers;
 
+	private final @Nullable DecisionTracer tracer;
+
 	private Acquirer(Builder builder) {
 		this.store = builder.store;
 		this.waiter = builder.waiter;
 		this.clock = builder.waiter.clock();
 		this.observers = builder.observers.toArray(new RateLimitObserver[0]);
+		this.tracer = builder.tracer;
 	}
 
 	/**
@@ -104,9 +112,10 @@ public final class Acquirer {
 		// Not through decide: without its loop and Step, the compiler keeps the result of
 		// a direct call off the heap when the caller only reads it.
 		long deadline = request.waitPolicy().deadline(this.clock);
+		DecisionTrace trace = trace(request);
 		long started = startTimer();
-		Decision decision = ask(request, deadline, askedAt(deadline), started);
-		return result(request, decision, elapsed(started), false);
+		Decision decision = ask(request, trace, deadline, askedAt(deadline), started);
+		return result(request, trace, decision, elapsed(started), false);
 	}
 
 	/**
@@ -235,14 +244,16 @@ public final class Acquirer {
 	 */
 	private Step decide(PermitRequest request, boolean mayWait) {
 		long deadline = request.waitPolicy().deadline(this.clock);
+		DecisionTrace trace = trace(request);
 		boolean waited = false;
 		while (true) {
 			long askedAt = askedAt(deadline);
 			long started = startTimer();
-			Decision decision = ask(request, deadline, askedAt, started);
+			Decision decision = ask(request, trace, deadline, askedAt, started);
 			long nanos = elapsed(started);
 			long wait = mayWait ? retryWait(request, decision, deadline) : -1;
 			if (wait >= 0) {
+				Runnable waitEnds = (trace != null) ? trace.startWait(wait) : null;
 				try {
 					this.waiter.sleep(wait);
 					waited = true;
@@ -252,23 +263,38 @@ public final class Acquirer {
 					// The caller is being told to stop: give up waiting, keep the flag.
 					Thread.currentThread().interrupt();
 				}
+				finally {
+					if (waitEnds != null) {
+						waitEnds.run();
+					}
+				}
 			}
-			return step(request, decision, nanos, waited, askedAt);
+			return step(request, trace, decision, nanos, waited, askedAt);
 		}
 	}
 
 	/**
-	 * Asks the store once; a failure is told to the observers and rethrown.
+	 * Asks the store once, with the request's trace current; a failure is told to the
+	 * observers and the trace, and rethrown.
 	 */
-	private Decision ask(PermitRequest request, long deadline, long askedAt, long started) {
+	private Decision ask(PermitRequest request, @Nullable DecisionTrace trace, long deadline, long askedAt,
+			long started) {
+		RuntimeException failure;
+		Scope scope = (trace != null) ? trace.openScope() : null;
 		try {
 			return this.store.decide(request.bucket().name(), request.key(), request.limits(), request.cost(),
 					WaitPolicy.maxDelay(deadline, askedAt));
 		}
 		catch (RuntimeException ex) {
-			failed(request.bucket(), ex, elapsed(started));
-			throw ex;
+			failure = ex;
 		}
+		finally {
+			if (scope != null) {
+				scope.close();
+			}
+		}
+		failed(request.bucket(), trace, failure, elapsed(started));
+		throw failure;
 	}
 
 	private CompletionStage<Acquisition> acquireAsync(List<PermitRequest> requests, int index,
@@ -278,7 +304,7 @@ public final class Acquirer {
 		}
 		PermitRequest request = requests.get(index);
 		long deadline = request.waitPolicy().deadline(this.clock);
-		return decideAsync(request, deadline, false).handle((step, failure) -> {
+		return decideAsync(request, trace(request), deadline, false).handle((step, failure) -> {
 			if (failure != null) {
 				// The store failed: what earlier buckets granted must not count either.
 				return refundAsync(results)
@@ -297,10 +323,14 @@ public final class Acquirer {
 	 * with the store's asynchronous call and a delay instead of a sleep. Kept apart so
 	 * that blocking callers, the most common, pay for no stages.
 	 */
-	private CompletionStage<Step> decideAsync(PermitRequest request, long deadline, boolean waited) {
+	private CompletionStage<Step> decideAsync(PermitRequest request, @Nullable DecisionTrace trace, long deadline,
+			boolean waited) {
 		long askedAt = askedAt(deadline);
 		long started = startTimer();
 		CompletionStage<Decision> decided;
+		// Current while the call is sent: a client library that traces its commands
+		// reads the parent on the sending thread.
+		Scope scope = (trace != null) ? trace.openScope() : null;
 		try {
 			decided = this.store.decideAsync(request.bucket().name(), request.key(), request.limits(), request.cost(),
 					WaitPolicy.maxDelay(deadline, askedAt));
@@ -308,18 +338,28 @@ public final class Acquirer {
 		catch (RuntimeException ex) {
 			decided = CompletableFuture.failedFuture(ex);
 		}
+		finally {
+			if (scope != null) {
+				scope.close();
+			}
+		}
 		return decided.handle((decision, failure) -> {
 			long nanos = elapsed(started);
 			if (failure != null) {
 				RuntimeException cause = unwrap(failure);
-				failed(request.bucket(), cause, nanos);
+				failed(request.bucket(), trace, cause, nanos);
 				return CompletableFuture.<Step>failedFuture(cause);
 			}
 			long wait = retryWait(request, decision, deadline);
 			if (wait < 0) {
-				return CompletableFuture.completedFuture(step(request, decision, nanos, waited, askedAt));
+				return CompletableFuture.completedFuture(step(request, trace, decision, nanos, waited, askedAt));
 			}
-			return this.waiter.delay(wait).thenCompose((done) -> decideAsync(request, deadline, true));
+			CompletionStage<Void> delayed = this.waiter.delay(wait);
+			if (trace != null) {
+				Runnable waitEnds = trace.startWait(wait);
+				delayed = delayed.whenComplete((done, ex) -> waitEnds.run());
+			}
+			return delayed.thenCompose((done) -> decideAsync(request, trace, deadline, true));
 		}).thenCompose(Function.identity());
 	}
 
@@ -362,8 +402,9 @@ public final class Acquirer {
 	 * clock was not read then, from now, which errs late by the store's latency, never
 	 * early.
 	 */
-	private Step step(PermitRequest request, Decision decision, long nanos, boolean waited, long askedAtMicros) {
-		RateLimitResult result = result(request, decision, nanos, waited);
+	private Step step(PermitRequest request, @Nullable DecisionTrace trace, Decision decision, long nanos,
+			boolean waited, long askedAtMicros) {
+		RateLimitResult result = result(request, trace, decision, nanos, waited);
 		long delay = decision.delayMicros();
 		if (delay <= 0) {
 			return new Step(result, NO_DELAY);
@@ -372,9 +413,28 @@ public final class Acquirer {
 	}
 
 	/**
-	 * Makes a final decision a result and tells the observers.
+	 * Starts following a request, when there is a tracer; one that throws is logged and
+	 * the request goes unfollowed.
 	 */
-	private RateLimitResult result(PermitRequest request, Decision decision, long nanos, boolean waited) {
+	private @Nullable DecisionTrace trace(PermitRequest request) {
+		DecisionTracer tracer = this.tracer;
+		if (tracer == null) {
+			return null;
+		}
+		try {
+			return tracer.start(request);
+		}
+		catch (RuntimeException ex) {
+			logger.log(Level.WARNING, "Rate limit tracer " + tracer.getClass().getName() + " failed", ex);
+			return null;
+		}
+	}
+
+	/**
+	 * Makes a final decision a result and tells the observers, then ends the trace.
+	 */
+	private RateLimitResult result(PermitRequest request, @Nullable DecisionTrace trace, Decision decision, long nanos,
+			boolean waited) {
 		Outcome outcome;
 		if (decision.allowed()) {
 			outcome = waited ? Outcome.WAITED : Outcome.ALLOWED;
@@ -391,10 +451,13 @@ public final class Acquirer {
 				logger.log(Level.WARNING, "Rate limit observer " + observer.getClass().getName() + " failed", ex);
 			}
 		}
+		if (trace != null) {
+			trace.stop(result);
+		}
 		return result;
 	}
 
-	private void failed(Bucket bucket, RuntimeException failure, long nanos) {
+	private void failed(Bucket bucket, @Nullable DecisionTrace trace, RuntimeException failure, long nanos) {
 		for (RateLimitObserver observer : this.observers) {
 			try {
 				observer.onError(bucket, failure, nanos);
@@ -402,6 +465,9 @@ public final class Acquirer {
 			catch (RuntimeException ex) {
 				logger.log(Level.WARNING, "Rate limit observer " + observer.getClass().getName() + " failed", ex);
 			}
+		}
+		if (trace != null) {
+			trace.error(failure);
 		}
 	}
 
@@ -457,6 +523,8 @@ public final class Acquirer {
 
 		private final List<RateLimitObserver> observers = new ArrayList<>();
 
+		private @Nullable DecisionTracer tracer;
+
 		private Builder(RateLimitStore store) {
 			this.store = Objects.requireNonNull(store, "'store' must not be null");
 		}
@@ -488,6 +556,16 @@ public final class Acquirer {
 		 */
 		public Builder observers(Iterable<? extends RateLimitObserver> observers) {
 			observers.forEach(this::observer);
+			return this;
+		}
+
+		/**
+		 * Sets the tracer that follows each request's decision; none otherwise.
+		 * @param tracer the tracer, or {@code null} for none
+		 * @return this builder
+		 */
+		public Builder tracer(@Nullable DecisionTracer tracer) {
+			this.tracer = tracer;
 			return this;
 		}
 

@@ -20,6 +20,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 
 import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.DecisionTracer;
 import io.github.ratelimit.acquire.RateLimitObserver;
 import io.github.ratelimit.acquire.Waiter;
 import io.github.ratelimit.autoconfigure.RateLimitStartupSummary.StoreTarget;
@@ -93,10 +94,11 @@ public final class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	Acquirer rateLimitAcquirer(RateLimitStore rateLimitStore, Waiter rateLimitWaiter,
-			ObjectProvider<RateLimitObserver> observers) {
+			ObjectProvider<RateLimitObserver> observers, ObjectProvider<DecisionTracer> tracer) {
 		return Acquirer.builder(rateLimitStore)
 			.waiter(rateLimitWaiter)
 			.observers(observers.orderedStream().toList())
+			.tracer(tracer.getIfUnique())
 			.build();
 	}
 

@@ -27,8 +27,8 @@ public final class RateLimitMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitMetrics rateLimitMetrics(StoreStatusSource status) {
-		return new RateLimitMetrics(status);
+	RateLimitMetrics rateLimitMetrics(StoreStatusSource status, RateLimitProperties properties) {
+		return new RateLimitMetrics(status, properties.getMetrics().getNearLimitShare());
 	}
 
 }

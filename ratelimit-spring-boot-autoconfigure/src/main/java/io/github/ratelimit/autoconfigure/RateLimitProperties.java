@@ -92,6 +92,10 @@ public class RateLimitProperties implements Validator {
 
 	private final Endpoint endpoint = new Endpoint();
 
+	private final Metrics metrics = new Metrics();
+
+	private final Observations observations = new Observations();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -174,6 +178,14 @@ public class RateLimitProperties implements Validator {
 
 	public Endpoint getEndpoint() {
 		return this.endpoint;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
+	}
+
+	public Observations getObservations() {
+		return this.observations;
 	}
 
 	@Override
@@ -513,6 +525,65 @@ public class RateLimitProperties implements Validator {
 
 		public void setHeader(String header) {
 			this.header = header;
+		}
+
+	}
+
+	/**
+	 * Micrometer meters.
+	 */
+	public static class Metrics {
+
+		/**
+		 * Share of a limit (0 to 1) that an allowed request leaves remaining below which
+		 * it also counts in ratelimit.decisions.near.limit: with 0.1 and a limit of 100,
+		 * the requests that leave fewer than 10 permits. 0 turns the counter off.
+		 */
+		private double nearLimitShare = 0.1;
+
+		public double getNearLimitShare() {
+			return this.nearLimitShare;
+		}
+
+		public void setNearLimitShare(double nearLimitShare) {
+			this.nearLimitShare = nearLimitShare;
+		}
+
+	}
+
+	/**
+	 * Micrometer observations of decisions (ratelimit.decision, ratelimit.wait), which
+	 * tracing makes spans of.
+	 */
+	public static class Observations {
+
+		/**
+		 * Whether each decision, and each wait for a permit, is a Micrometer observation
+		 * when the application has an ObservationRegistry.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Whether observations carry the key (a user, an IP address) as a high
+		 * cardinality key value. Off by default: the key is user data, and traces are
+		 * often kept longer and seen by more people than the application's own logs.
+		 */
+		private boolean includeKey;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public boolean isIncludeKey() {
+			return this.includeKey;
+		}
+
+		public void setIncludeKey(boolean includeKey) {
+			this.includeKey = includeKey;
 		}
 
 	}

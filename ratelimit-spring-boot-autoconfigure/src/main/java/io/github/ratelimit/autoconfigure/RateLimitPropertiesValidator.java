@@ -35,6 +35,11 @@ final class RateLimitPropertiesValidator {
 		if (properties.getMemory().getMaxKeys() < 1) {
 			errors.rejectValue("memory.max-keys", "invalid", "must be at least 1");
 		}
+		double nearLimitShare = properties.getMetrics().getNearLimitShare();
+		if (!(nearLimitShare >= 0 && nearLimitShare <= 1)) {
+			errors.rejectValue("metrics.near-limit-share", "invalid",
+					"must be a share between 0 and 1 (0.1 for a tenth of the limit; 0 turns the counter off)");
+		}
 		validateClientIp(properties.getClientIp(), errors);
 		LimitSettings defaults = RateLimitSettingsMapper.limit(properties.getDefaults());
 		try {

@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.jspecify.annotations.Nullable;
 
+import io.github.ratelimit.Decision;
 import io.github.ratelimit.acquire.Bucket;
 import io.github.ratelimit.acquire.Outcome;
 import io.github.ratelimit.acquire.RateLimitObserver;
@@ -20,16 +21,26 @@ import io.github.ratelimit.status.StoreStatusSource;
 
 /**
  * Micrometer meters: {@code ratelimit.decisions} (tags {@code bucket}, {@code outcome}:
- * one count per request, by its final {@link Outcome}), {@code ratelimit.store.latency}
- * (tag {@code store}: the store call that made each final decision) and
- * {@code ratelimit.store.degraded} (1 while the failure mode applies). Tags are bounded:
- * bucket names and outcomes, never the key.
+ * one count per request, by its final {@link Outcome}),
+ * {@code ratelimit.decisions.near.limit} (tag {@code bucket}: requests allowed with less
+ * than a share of their limit remaining, a warning before rejections start),
+ * {@code ratelimit.store.latency} (tag {@code store}: the store call that made each final
+ * decision) and {@code ratelimit.store.degraded} (1 while the failure mode applies). Tags
+ * are bounded: bucket names and outcomes, never the key.
  *
  * @author ratelimit-spring-boot-starter authors
  */
 public final class RateLimitMetrics implements RateLimitObserver, MeterBinder {
 
+	/** The default of {@code ratelimit.metrics.near-limit-share}. */
+	public static final double DEFAULT_NEAR_LIMIT_SHARE = 0.1;
+
+	/** Where a bucket's near-limit counter sits, after one counter per outcome. */
+	private static final int NEAR_LIMIT = Outcome.values().length;
+
 	private final StoreStatusSource status;
+
+	private final double nearLimitShare;
 
 	private final Map<String, Counter[]> counters = new ConcurrentHashMap<>();
 
@@ -42,7 +53,21 @@ public final class RateLimitMetrics implements RateLimitObserver, MeterBinder {
 	 * @param status the store's failure state
 	 */
 	public RateLimitMetrics(StoreStatusSource status) {
+		this(status, DEFAULT_NEAR_LIMIT_SHARE);
+	}
+
+	/**
+	 * Creates the meters; they are registered by {@link #bindTo(MeterRegistry)}.
+	 * @param status the store's failure state
+	 * @param nearLimitShare the share of its limit (0 to 1) that an allowed request
+	 * leaves remaining below which it counts as near the limit; 0 for no such count
+	 */
+	public RateLimitMetrics(StoreStatusSource status, double nearLimitShare) {
+		if (!(nearLimitShare >= 0 && nearLimitShare <= 1)) {
+			throw new IllegalArgumentException("nearLimitShare must be between 0 and 1 but was " + nearLimitShare);
+		}
 		this.status = status;
+		this.nearLimitShare = nearLimitShare;
 	}
 
 	@Override
@@ -66,8 +91,20 @@ public final class RateLimitMetrics implements RateLimitObserver, MeterBinder {
 
 	@Override
 	public void onDecision(RateLimitResult result) {
-		count(result.bucket().name(), result.outcome());
+		Counter[] counters = count(result.bucket().name(), result.outcome());
+		if (counters != null && nearLimit(result)) {
+			counters[NEAR_LIMIT].increment();
+		}
 		record(result.storeNanos());
+	}
+
+	/**
+	 * Whether an allowed request left less than the near-limit share of its limit: of the
+	 * limit with the fewest permits left, when there are several.
+	 */
+	private boolean nearLimit(RateLimitResult result) {
+		Decision decision = result.decision();
+		return decision.allowed() && decision.remaining() < this.nearLimitShare * decision.limit();
 	}
 
 	@Override
@@ -83,21 +120,22 @@ public final class RateLimitMetrics implements RateLimitObserver, MeterBinder {
 		}
 	}
 
-	private void count(String bucket, Outcome outcome) {
+	private Counter @Nullable [] count(String bucket, Outcome outcome) {
 		MeterRegistry registry = this.registry;
 		if (registry == null) {
-			return;
+			return null;
 		}
 		Counter[] byOutcome = this.counters.get(bucket);
 		if (byOutcome == null) {
 			byOutcome = this.counters.computeIfAbsent(bucket, (name) -> register(registry, name));
 		}
 		byOutcome[outcome.ordinal()].increment();
+		return byOutcome;
 	}
 
 	private static Counter[] register(MeterRegistry registry, String bucket) {
 		Outcome[] outcomes = Outcome.values();
-		Counter[] counters = new Counter[outcomes.length];
+		Counter[] counters = new Counter[outcomes.length + 1];
 		for (Outcome outcome : outcomes) {
 			counters[outcome.ordinal()] = Counter.builder("ratelimit.decisions")
 				.description("Rate limit decisions by bucket and outcome")
@@ -105,6 +143,11 @@ public final class RateLimitMetrics implements RateLimitObserver, MeterBinder {
 				.tag("outcome", outcome.tagValue())
 				.register(registry);
 		}
+		counters[NEAR_LIMIT] = Counter.builder("ratelimit.decisions.near.limit")
+			.description("Rate limit decisions that allowed a request and left less than the near-limit share "
+					+ "(ratelimit.metrics.near-limit-share) of its limit")
+			.tag("bucket", bucket)
+			.register(registry);
 		return counters;
 	}
 

@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ModuleBoundariesTests {
 
-	private static final List<String> INTEGRATIONS = List.of("redis", "web", "aop", "actuate", "metrics", "failover",
-			"health");
+	private static final List<String> INTEGRATIONS = List.of("redis", "web", "aop", "actuate", "metrics", "observation",
+			"failover", "health");
 
 	private static JavaClasses classes;
 
