@@ -18,12 +18,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The package rules (see docs/design.md, Modules): the integrations ({@code redis},
- * {@code web}, {@code aop}, {@code actuate}, {@code metrics}, {@code failover}) never
- * import each other and meet only in {@code autoconfigure}, the only package that may use
- * Spring Boot's auto-configuration API; the shared packages depend on no integration; the
- * request-stack-neutral parts of {@code web} and {@code clientip} use no type of a
- * request stack; the startup side of {@code @RateLimited} does not depend on its per-call
- * side.
+ * {@code web}, {@code aop}, {@code actuate}, {@code metrics}, {@code observation},
+ * {@code failover}) never import each other and meet only in {@code autoconfigure}, the
+ * only package that may use Spring Boot's auto-configuration API; the shared packages
+ * depend on no integration; the request-stack-neutral parts of {@code web} and
+ * {@code clientip} use no type of a request stack; the startup side of
+ * {@code @RateLimited} does not depend on its per-call side.
  */
 class ModuleBoundariesTests {
 
