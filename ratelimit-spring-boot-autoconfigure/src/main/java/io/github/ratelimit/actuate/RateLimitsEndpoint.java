@@ -19,12 +19,13 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
-import io.github.ratelimit.Decision;
 import io.github.ratelimit.Durations;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.acquire.Outcome;
 import io.github.ratelimit.bucket.BucketDefinition;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.KeyState;
+import io.github.ratelimit.bucket.KeyStateReader;
 import io.github.ratelimit.bucket.LimitOverride;
 import io.github.ratelimit.bucket.LiveLimits;
 import io.github.ratelimit.bucket.LiveLimits.ChangeRejectedException;
@@ -58,6 +59,8 @@ public class RateLimitsEndpoint {
 
 	private final RateLimitStore store;
 
+	private final KeyStateReader keys;
+
 	private final RateLimitStatistics statistics;
 
 	private final StoreStatusSource status;
@@ -86,8 +89,24 @@ public class RateLimitsEndpoint {
 	 */
 	public RateLimitsEndpoint(BucketRegistry registry, RateLimitStore store, RateLimitStatistics statistics,
 			StoreStatusSource status, @Nullable LiveLimits liveLimits) {
+		this(registry, store, new KeyStateReader(store), statistics, status, liveLimits);
+	}
+
+	/**
+	 * Creates the endpoint, reading keys through a reader shared with the status
+	 * endpoint.
+	 * @param registry the buckets
+	 * @param store the store, for resets
+	 * @param keys reads a key's state without taking a permit, from {@code store}
+	 * @param statistics counts per bucket
+	 * @param status the store's failure state
+	 * @param liveLimits live limit changes, or {@code null} to refuse them
+	 */
+	public RateLimitsEndpoint(BucketRegistry registry, RateLimitStore store, KeyStateReader keys,
+			RateLimitStatistics statistics, StoreStatusSource status, @Nullable LiveLimits liveLimits) {
 		this.registry = registry;
 		this.store = store;
+		this.keys = keys;
 		this.statistics = statistics;
 		this.status = status;
 		this.liveLimits = liveLimits;
@@ -147,17 +166,14 @@ public class RateLimitsEndpoint {
 		else if (perCall != null) {
 			return new KeyDescriptor(bucket, key, null, null, null, null, List.of(), perCall);
 		}
-		Decision decision = this.store.peek(bucket, key, specs);
+		KeyState state = this.keys.read(bucket, key, specs);
 		List<LimitStateDescriptor> limits = new ArrayList<>();
-		List<Decision> perLimit = decision.limits();
-		for (int i = 0; i < perLimit.size(); i++) {
-			Decision state = perLimit.get(i);
-			limits.add(new LimitStateDescriptor(limit(specs.get(i)), state.remaining(),
-					millis(state.resetAfterMicros()), state.allowed() ? 0 : millis(state.retryAfterMicros())));
+		for (KeyState.LimitState limitState : state.limits()) {
+			limits.add(new LimitStateDescriptor(limit(limitState.spec()), limitState.remaining(),
+					limitState.resetAfterMillis(), limitState.retryAfterMillis()));
 		}
-		return new KeyDescriptor(bucket, key, decision.allowed(), decision.remaining(),
-				millis(decision.resetAfterMicros()), decision.allowed() ? 0 : millis(decision.retryAfterMicros()),
-				limits, perCall);
+		return new KeyDescriptor(bucket, key, state.allowed(), state.remaining(), state.resetAfterMillis(),
+				state.retryAfterMillis(), limits, perCall);
 	}
 
 	/**
@@ -293,10 +309,6 @@ public class RateLimitsEndpoint {
 	private static LimitDescriptor limit(LimitSpec spec) {
 		return new LimitDescriptor(spec.algorithm().propertyValue(), spec.limit(), Durations.format(spec.window()),
 				spec.algorithm().usesBurst() ? spec.burst() : null);
-	}
-
-	private static long millis(long micros) {
-		return (micros == Decision.NEVER) ? -1 : (micros + 999) / 1000;
 	}
 
 	/**

@@ -26,6 +26,7 @@ import io.github.ratelimit.acquire.Waiter;
 import io.github.ratelimit.autoconfigure.RateLimitStartupSummary.StoreTarget;
 import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.bucket.InMemoryLiveLimitsStore;
+import io.github.ratelimit.bucket.KeyStateReader;
 import io.github.ratelimit.bucket.LiveLimits;
 import io.github.ratelimit.bucket.LiveLimitsStore;
 import io.github.ratelimit.bucket.RateLimiters;
@@ -100,6 +101,16 @@ public final class RateLimitAutoConfiguration {
 			.observers(observers.orderedStream().toList())
 			.tracer(tracer.getIfUnique())
 			.build();
+	}
+
+	/**
+	 * Reads a key's state without taking a permit, for the actuator endpoint and the
+	 * status endpoint alike.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	KeyStateReader rateLimitKeyStateReader(RateLimitStore rateLimitStore) {
+		return new KeyStateReader(rateLimitStore);
 	}
 
 	@Bean

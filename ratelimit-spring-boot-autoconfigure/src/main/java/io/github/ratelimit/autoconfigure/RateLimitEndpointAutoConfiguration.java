@@ -13,6 +13,7 @@ import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.actuate.RateLimitsEndpointWebExtension;
 import io.github.ratelimit.actuate.UnknownFieldsAdvisor;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.KeyStateReader;
 import io.github.ratelimit.bucket.LiveLimits;
 import io.github.ratelimit.status.StoreStatusSource;
 import io.github.ratelimit.store.RateLimitStore;
@@ -45,8 +46,10 @@ public final class RateLimitEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
 	RateLimitsEndpoint rateLimitsEndpoint(BucketRegistry registry, RateLimitStore rateLimitStore,
-			RateLimitStatistics statistics, StoreStatusSource status, LiveLimits liveLimits) {
-		return new RateLimitsEndpoint(registry, rateLimitStore, statistics, status, liveLimits);
+			KeyStateReader rateLimitKeyStateReader, RateLimitStatistics statistics, StoreStatusSource status,
+			LiveLimits liveLimits) {
+		return new RateLimitsEndpoint(registry, rateLimitStore, rateLimitKeyStateReader, statistics, status,
+				liveLimits);
 	}
 
 	/**

@@ -96,6 +96,8 @@ public class RateLimitProperties implements Validator {
 
 	private final Observations observations = new Observations();
 
+	private final StatusEndpoint statusEndpoint = new StatusEndpoint();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -186,6 +188,10 @@ public class RateLimitProperties implements Validator {
 
 	public Observations getObservations() {
 		return this.observations;
+	}
+
+	public StatusEndpoint getStatusEndpoint() {
+		return this.statusEndpoint;
 	}
 
 	@Override
@@ -611,6 +617,46 @@ public class RateLimitProperties implements Validator {
 
 		public void setLimitsWriteEnabled(boolean limitsWriteEnabled) {
 			this.limitsWriteEnabled = limitsWriteEnabled;
+		}
+
+	}
+
+	/**
+	 * The status endpoint, where a client reads its own limits and what is left of them
+	 * without spending any (like GitHub's GET /rate_limit). Not an actuator endpoint:
+	 * callers are the application's clients.
+	 */
+	public static class StatusEndpoint {
+
+		/**
+		 * Whether GET on the status path answers the calling client's state under each
+		 * filter rule, keyed as the rule keys its requests. Off by default: it tells any
+		 * client the limits it is under. A client only ever sees the state of its own
+		 * keys; @RateLimited methods, whose keys come from method arguments, are not
+		 * shown.
+		 */
+		private boolean enabled;
+
+		/**
+		 * Path of the status endpoint within the application (without the context path).
+		 * It is answered before the filter rules apply, so asking never spends a permit.
+		 */
+		private String path = "/rate-limit";
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			this.path = path;
 		}
 
 	}

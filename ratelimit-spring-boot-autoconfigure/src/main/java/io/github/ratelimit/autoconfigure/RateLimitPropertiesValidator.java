@@ -41,6 +41,19 @@ final class RateLimitPropertiesValidator {
 					"must be a share between 0 and 1 (0.1 for a tenth of the limit; 0 turns the counter off)");
 		}
 		validateClientIp(properties.getClientIp(), errors);
+		String statusPath = properties.getStatusEndpoint().getPath();
+		if (statusPath == null || !statusPath.startsWith("/") || statusPath.chars().anyMatch(Character::isWhitespace)
+				|| statusPath.contains("*") || statusPath.contains("{")) {
+			errors.rejectValue("status-endpoint.path", "invalid",
+					"must be a plain path within the application starting with '/', e.g. /rate-limit");
+		}
+		if (properties.getStatusEndpoint().isEnabled() && properties.getFilter().getOrder() == Integer.MIN_VALUE) {
+			// The status endpoint runs just before the filter, so that asking spends
+			// nothing.
+			errors.rejectValue("filter.order", "invalid",
+					"must be above Integer.MIN_VALUE while ratelimit.status-endpoint.enabled is true, so that the "
+							+ "status endpoint can run before the filter");
+		}
 		LimitSettings defaults = RateLimitSettingsMapper.limit(properties.getDefaults());
 		try {
 			defaults.toSpec();

@@ -1,5 +1,8 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.util.List;
+
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -12,10 +15,15 @@ import org.springframework.web.server.WebFilter;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.KeyStateReader;
 import io.github.ratelimit.clientip.ClientIpResolver;
 import io.github.ratelimit.expression.RateLimitExpressions;
+import io.github.ratelimit.web.FilterRule;
+import io.github.ratelimit.web.FilterRules;
 import io.github.ratelimit.web.RateLimitHeaders;
+import io.github.ratelimit.web.RateLimitStatus;
 import io.github.ratelimit.web.reactive.ExchangeVariables;
+import io.github.ratelimit.web.reactive.RateLimitStatusWebFilter;
 import io.github.ratelimit.web.reactive.RateLimitWebExceptionHandler;
 import io.github.ratelimit.web.reactive.RateLimitWebFilter;
 import io.github.ratelimit.web.reactive.ReactiveRateLimitResponses;
@@ -25,7 +33,8 @@ import io.github.ratelimit.web.reactive.ReactiveRateLimitResponses;
  * {@code ratelimit.filter.rules} (passing every request on when there are none), limit
  * headers on every response the filter limits, and 429 (or 503) responses for rejections
  * that reach the web handler, such as those of {@code @RateLimited} controller methods
- * returning {@code Mono} or {@code Flux}.
+ * returning {@code Mono} or {@code Flux}; and, when
+ * {@code ratelimit.status-endpoint.enabled}, the status endpoint.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -57,6 +66,24 @@ public final class RateLimitWebFluxAutoConfiguration {
 		return new RateLimitWebFilter(
 				FilterRulesFactory.create(properties, registry, expressions, new ExchangeVariables(clientIps)),
 				rateLimitAcquirer, responses, properties.getFilter().getOrder());
+	}
+
+	/**
+	 * The status endpoint: a web filter just before the rate limit filter, answering from
+	 * the rules that filter enforces (none when it is off or was replaced by another
+	 * bean).
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "ratelimit.status-endpoint.enabled")
+	RateLimitStatusWebFilter rateLimitStatusWebFilter(RateLimitProperties properties,
+			ObjectProvider<RateLimitWebFilter> rateLimitWebFilter, KeyStateReader rateLimitKeyStateReader) {
+		RateLimitWebFilter rateLimit = rateLimitWebFilter.getIfUnique();
+		List<FilterRule> rules = (rateLimit != null) ? rateLimit.getRules() : List.of();
+		RateLimitStatus status = new RateLimitStatus(new FilterRules(rules, properties.getFilter().getMatch()),
+				rateLimitKeyStateReader, properties.getFailureMode());
+		return new RateLimitStatusWebFilter(status, properties.getStatusEndpoint().getPath(),
+				properties.getFilter().getOrder() - 1);
 	}
 
 }

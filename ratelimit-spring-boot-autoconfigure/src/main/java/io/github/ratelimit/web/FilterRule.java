@@ -55,6 +55,9 @@ public final class FilterRule {
 
 	private final Set<String> methods;
 
+	/** The methods as configured, in order, without the implied {@code HEAD}. */
+	private final List<String> configuredMethods;
+
 	private final @Nullable RequestExpression key;
 
 	private final @Nullable RequestExpression cost;
@@ -71,6 +74,10 @@ public final class FilterRule {
 		this.nullKeyPolicy = builder.nullKeyPolicy;
 		this.paths = parsePaths(builder.name, builder.paths);
 		this.methods = parseMethods(builder.name, builder.methods);
+		this.configuredMethods = builder.methods.stream()
+			.map((method) -> method.trim().toUpperCase(Locale.ROOT))
+			.distinct()
+			.toList();
 		this.key = builder.key.isBlank() ? null
 				: RequestExpression.parse(builder.key, builder.name + ".key", expressions, variables);
 		Long literalCost = parseLong(builder.cost.trim());
@@ -128,6 +135,23 @@ public final class FilterRule {
 	 */
 	public Bucket bucket() {
 		return this.bucket.get();
+	}
+
+	/**
+	 * Returns the path patterns, as configured.
+	 * @return the patterns; empty when the rule matches every path
+	 */
+	public List<String> paths() {
+		return this.paths.stream().map(PathPattern::getPatternString).toList();
+	}
+
+	/**
+	 * Returns the HTTP methods, as configured ({@code HEAD} is matched with {@code GET}
+	 * without being listed).
+	 * @return the methods, upper case; empty when the rule matches every method
+	 */
+	public List<String> methods() {
+		return this.configuredMethods;
 	}
 
 	/**

@@ -96,6 +96,27 @@ public final class FilterRules {
 	}
 
 	/**
+	 * Returns the rules that apply to a request of a method and path, without evaluating
+	 * anything of a request: with {@link MatchMode#FIRST} the first matching rule, with
+	 * {@link MatchMode#ALL} every matching one.
+	 * @param method the HTTP method
+	 * @param path the path within the application
+	 * @return the rules, in rule order; empty when no rule matches
+	 */
+	public List<FilterRule> matching(String method, PathContainer path) {
+		List<FilterRule> matching = new ArrayList<>();
+		for (FilterRule rule : this.rules) {
+			if (rule.matches(method, path)) {
+				matching.add(rule);
+				if (this.match == MatchMode.FIRST) {
+					break;
+				}
+			}
+		}
+		return matching;
+	}
+
+	/**
 	 * What one request asks for.
 	 *
 	 * @param requests the permits to take, one request per matching rule, in rule order;

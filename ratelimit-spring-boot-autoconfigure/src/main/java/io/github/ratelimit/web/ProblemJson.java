@@ -72,32 +72,36 @@ final class ProblemJson {
 		this.json.append(':');
 	}
 
+	private void quote(String value) {
+		quote(this.json, value);
+	}
+
 	/**
 	 * Writes a JSON string (RFC 8259 section 7): quotes, backslashes and control
 	 * characters escaped, and U+2028/U+2029 too so the text is also safe inside
 	 * JavaScript.
 	 */
-	private void quote(String value) {
-		this.json.append('"');
+	static void quote(StringBuilder json, String value) {
+		json.append('"');
 		for (int i = 0; i < value.length(); i++) {
 			char c = value.charAt(i);
 			switch (c) {
-				case '"' -> this.json.append("\\\"");
-				case '\\' -> this.json.append("\\\\");
-				case '\n' -> this.json.append("\\n");
-				case '\r' -> this.json.append("\\r");
-				case '\t' -> this.json.append("\\t");
+				case '"' -> json.append("\\\"");
+				case '\\' -> json.append("\\\\");
+				case '\n' -> json.append("\\n");
+				case '\r' -> json.append("\\r");
+				case '\t' -> json.append("\\t");
 				default -> {
 					if (c < 0x20 || c == '\u2028' || c == '\u2029') {
-						this.json.append(String.format("\\u%04x", (int) c));
+						json.append(String.format("\\u%04x", (int) c));
 					}
 					else {
-						this.json.append(c);
+						json.append(c);
 					}
 				}
 			}
 		}
-		this.json.append('"');
+		json.append('"');
 	}
 
 }
