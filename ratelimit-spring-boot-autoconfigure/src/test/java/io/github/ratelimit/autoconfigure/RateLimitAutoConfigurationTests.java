@@ -284,6 +284,22 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void aStatusPathThatIsNoPlainPathFailsStartupNamingTheProperty() {
+		assertStartupFailure("ratelimit.status-endpoint.path=rate-limit",
+				"Property: ratelimit.status-endpoint.path Value: rate-limit", "must be a plain path");
+		assertStartupFailure("ratelimit.status-endpoint.path=/rate/**", "Property: ratelimit.status-endpoint.path",
+				"must be a plain path");
+	}
+
+	@Test
+	void theLowestFilterOrderFailsStartupWhileTheStatusEndpointMustRunBeforeTheFilter() {
+		assertStartupFailure("ratelimit.status-endpoint.enabled=true", "ratelimit.filter.order=" + Integer.MIN_VALUE,
+				"Property: ratelimit.filter.order", "status endpoint can run before the filter");
+		this.runner.withPropertyValues("ratelimit.filter.order=" + Integer.MIN_VALUE)
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void negativeTrustedHopsOrABadHeaderFailStartupNamingTheProperty() {
 		assertStartupFailure("ratelimit.client-ip.trusted-hops=-1", "Property: ratelimit.client-ip.trusted-hops",
 				"must not be negative");

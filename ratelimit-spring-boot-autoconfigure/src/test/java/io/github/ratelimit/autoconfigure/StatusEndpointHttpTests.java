@@ -160,7 +160,8 @@ class StatusEndpointHttpTests {
 					JsonPath.<List<Number>>read(status.body(), "$.limits[?(@.bucket == 'api')].policies[0].remaining"))
 				.containsExactly(0);
 			// Asking again while rejected is not rejected and still spends nothing: the
-			// shared limit lost the three allowed requests only (the rejected one's permit
+			// shared limit lost the three allowed requests only (the rejected one's
+			// permit
 			// was given back).
 			assertThat(app.get("/rate-limit", client).statusCode()).isEqualTo(200);
 			assertThat(remaining(app.get("/rate-limit", client), "everything")).isEqualTo(97);
@@ -178,6 +179,15 @@ class StatusEndpointHttpTests {
 			assertThat(buckets(app.get("/rate-limit?path=/elsewhere", client))).containsExactly("everything");
 			assertThat(buckets(app.get("/rate-limit", client))).containsExactly("everything", "api");
 		}
+	}
+
+	/**
+	 * Returns the arguments that connect an application to a Redis server.
+	 * @param server the server
+	 * @return the arguments
+	 */
+	static List<String> redis(RedisServerExtension server) {
+		return List.of("--spring.data.redis.host=" + server.host(), "--spring.data.redis.port=" + server.port());
 	}
 
 	private static List<String> buckets(HttpResponse<String> status) {
@@ -201,6 +211,18 @@ class StatusEndpointHttpTests {
 	record Application(ConfigurableApplicationContext context, int port) implements AutoCloseable {
 
 		static Application start(WebApplicationType stack, String store, String... args) {
+			return start(stack, store, store.equals("redis") ? redis(redis) : List.of(), args);
+		}
+
+		/**
+		 * Starts an application.
+		 * @param stack the request stack
+		 * @param store {@code memory} or {@code redis}
+		 * @param connection the arguments that connect it to Redis, with {@code redis}
+		 * @param args more arguments
+		 * @return the application
+		 */
+		static Application start(WebApplicationType stack, String store, List<String> connection, String... args) {
 			List<String> all = new ArrayList<>(List.of("--server.port=0", "--spring.main.banner-mode=off",
 					"--ratelimit.client-ip.trusted-proxies=127.0.0.1,::1", "--ratelimit.filter.match=all",
 					"--ratelimit.key-prefix=status-" + UUID.randomUUID(), "--ratelimit.store=" + store,
@@ -212,8 +234,7 @@ class StatusEndpointHttpTests {
 					"--ratelimit.filter.rules[1].algorithm=sliding-log", "--ratelimit.filter.rules[2].bucket=tried",
 					"--ratelimit.filter.rules[2].key=#clientIp", "--ratelimit.buckets.tried.mode=shadow"));
 			if (store.equals("redis")) {
-				all.addAll(List.of("--spring.data.redis.host=" + redis.host(),
-						"--spring.data.redis.port=" + redis.port()));
+				all.addAll(connection);
 			}
 			else {
 				all.add("--spring.autoconfigure.exclude="

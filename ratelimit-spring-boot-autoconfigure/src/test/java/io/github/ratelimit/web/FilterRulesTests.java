@@ -72,6 +72,20 @@ class FilterRulesTests {
 	}
 
 	@Test
+	void matchingShouldNameTheRulesOfARequestByTheMatchModeWithoutEvaluatingKeys() {
+		FilterRule login = rule(0, this.login, "/login", "#request.user", NullKeyPolicy.ERROR);
+		FilterRule site = rule(1, this.site, null, "", NullKeyPolicy.ERROR);
+		assertThat(new FilterRules(List.of(login, site), MatchMode.ALL).matching("POST", this.loginPath))
+			.containsExactly(login, site);
+		assertThat(new FilterRules(List.of(login, site), MatchMode.FIRST).matching("POST", this.loginPath))
+			.containsExactly(login);
+		assertThat(new FilterRules(List.of(login, site), MatchMode.FIRST).matching("GET",
+				PathContainer.parsePath("/home")))
+			.containsExactly(site);
+		assertThat(login.paths()).containsExactly("/login");
+	}
+
+	@Test
 	void requestNoRuleMatchesShouldAskForNothing() {
 		FilterRules rules = new FilterRules(List.of(rule(0, this.login, "/login", "", NullKeyPolicy.ERROR)),
 				MatchMode.ALL);
