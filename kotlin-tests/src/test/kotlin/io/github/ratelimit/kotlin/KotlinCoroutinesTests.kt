@@ -11,7 +11,10 @@ import org.assertj.core.api.Assertions.assertThatExceptionOfType
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.BeforeEach
+import org.junit.jupiter.api.MethodOrderer
+import org.junit.jupiter.api.Order
 import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.TestMethodOrder
 import org.junit.jupiter.api.extension.RegisterExtension
 import org.springframework.beans.factory.annotation.Autowired
 import org.springframework.boot.SpringBootConfiguration
@@ -42,6 +45,7 @@ import kotlin.coroutines.Continuation
     properties = ["spring.main.web-application-type=reactive", "ratelimit.store=redis", "ratelimit.redis.timeout=2s"],
 )
 @AutoConfigureWebTestClient
+@TestMethodOrder(MethodOrderer.OrderAnnotation::class)
 class KotlinCoroutinesTests {
 
     @Autowired
@@ -98,7 +102,10 @@ class KotlinCoroutinesTests {
             .isThrownBy { runBlocking { ticks.toList() } }
     }
 
+    // First, before any test initializes kotlinx-coroutines on its own thread: the first
+    // limited Flow must not initialize it on the event loop (a ServiceLoader reads files).
     @Test
+    @Order(1)
     fun aFlowHandlerIsLimitedWithoutBlocking() {
         repeat(2) {
             client.get().uri("/ticks?user=dave").exchange().expectStatus().isOk

@@ -20,7 +20,33 @@ import io.github.ratelimit.aop.operation.ReturnKind;
  */
 final class KotlinFlows {
 
+	/**
+	 * Classes of kotlinx-coroutines whose initializers read files (a
+	 * {@code ServiceLoader}) and that Spring's coroutine support first uses when a
+	 * limited {@code suspend} function or {@code Flow} is called: on WebFlux, on an event
+	 * loop, where BlockHound reports the read (and, in its default mode, fails that first
+	 * request).
+	 */
+	private static final String[] READING_INITIALIZERS = { "kotlinx.coroutines.reactive.ReactiveFlowKt" };
+
 	private KotlinFlows() {
+	}
+
+	/**
+	 * Initializes, on the calling thread (at startup), what the first limited
+	 * {@code suspend} or {@code Flow} call would otherwise initialize on an event loop.
+	 * Nothing when kotlinx-coroutines is absent.
+	 * @param classLoader the application's class loader
+	 */
+	static void initialize(@Nullable ClassLoader classLoader) {
+		for (String name : READING_INITIALIZERS) {
+			try {
+				Class.forName(name, true, classLoader);
+			}
+			catch (ClassNotFoundException | LinkageError ex) {
+				// No kotlinx-coroutines-reactive: nothing uses it, nothing to prepare.
+			}
+		}
 	}
 
 	/**

@@ -45,6 +45,7 @@ final class ReactorRateLimiting {
 	ReactorRateLimiting(Acquirer acquirer, RefundWhen refundWhen) {
 		this.acquirer = acquirer;
 		this.refundWhen = refundWhen;
+		KotlinFlows.initialize(ReactorRateLimiting.class.getClassLoader());
 	}
 
 	/**
