@@ -11,7 +11,8 @@ import io.github.ratelimit.TimeSource;
 /**
  * The production {@link Waiter}: sleeps with {@link Thread#sleep} and delays with
  * {@link CompletableFuture#delayedExecutor}, whose timer thread only hands the stage over
- * to the executor.
+ * to the executor. A task the executor refuses runs on the thread that hands it over
+ * ({@link OverflowingExecutor}).
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -22,7 +23,7 @@ final class SystemWaiter implements Waiter {
 	private final TimeSource clock;
 
 	SystemWaiter(Executor executor, TimeSource clock) {
-		this.executor = Objects.requireNonNull(executor, "'executor' must not be null");
+		this.executor = new OverflowingExecutor(Objects.requireNonNull(executor, "'executor' must not be null"));
 		this.clock = Objects.requireNonNull(clock, "'clock' must not be null");
 	}
 

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -303,6 +304,21 @@ class AcquirerTests {
 			.withCauseInstanceOf(StoreUnavailableException.class);
 		assertThat(peek(this.three, "alice").remaining()).isEqualTo(3);
 		assertThat(this.observer.errors()).hasSize(1);
+	}
+
+	@Test
+	void asyncAcquisitionDecidedLaterShouldReachItsCallerWhenTheExecutorIsFull() throws Exception {
+		DeferredStore deferred = new DeferredStore(this.store);
+		Executor full = (task) -> {
+			throw new RejectedExecutionException("full");
+		};
+		Acquirer acquirer = Acquirer.builder(deferred).waiter(Waiter.system(full, TimeSource.monotonic())).build();
+		CompletableFuture<Acquisition> acquired = acquirer.acquireAsync(List.of(PermitRequest.of(this.three, "", 1)))
+			.toCompletableFuture();
+		assertThat(acquired).isNotDone();
+		deferred.complete();
+		assertThat(acquired).as("completed on the thread that decided, not failed")
+			.isCompletedWithValueMatching(Acquisition::granted);
 	}
 
 	@Test
