@@ -386,7 +386,8 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		if (!dataChecked()) {
 			return degraded(bucket, key, limits, cost, maxDelayMicros, null);
 		}
-		if (this.outage.pending(bucket, key) && !writtenBack(bucket, key)) {
+		// Still pending once written back: it waits for the other instances' write-backs.
+		if (this.outage.pending(bucket, key) && (!writtenBack(bucket, key) || this.outage.pending(bucket, key))) {
 			return pending(bucket, key, limits, cost, maxDelayMicros);
 		}
 		if (!this.breaker.tryAcquire()) {
@@ -524,7 +525,8 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 			// Written back off the caller's thread (an event loop, maybe), then decided.
 			try {
 				return CompletableFuture.supplyAsync(() -> writtenBack(bucket, key), writer())
-					.thenCompose((written) -> written ? decideAsync(bucket, key, limits, cost, maxDelayMicros, again)
+					.thenCompose((written) -> (written && !this.outage.pending(bucket, key))
+							? decideAsync(bucket, key, limits, cost, maxDelayMicros, again)
 							: CompletableFuture.completedFuture(pending(bucket, key, limits, cost, maxDelayMicros)));
 			}
 			catch (RejectedExecutionException ex) {
@@ -800,7 +802,8 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 				writeBackFailed();
 			}
 		}
-		scheduleWriteBack(written ? 0 : WRITE_BACK_RETRY_MILLIS);
+		// Keys that only wait for the other instances' write-backs need no round at once.
+		scheduleWriteBack((written && this.outage.writable()) ? 0 : WRITE_BACK_RETRY_MILLIS);
 	}
 
 	private ScheduledExecutorService writer() {

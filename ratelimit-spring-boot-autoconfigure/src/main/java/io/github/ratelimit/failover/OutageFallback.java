@@ -235,11 +235,26 @@ final class OutageFallback {
 	 */
 	boolean writeBack(RateLimitStore store) {
 		for (Entry entry : this.entries.values()) {
-			if (!writeBack(store, entry)) {
+			if (!writeBack(store, entry, false)) {
 				return false;
 			}
 		}
 		return true;
+	}
+
+	/**
+	 * Returns whether some key has permits (or usage) to write back, as opposed to keys
+	 * that only wait for the other instances' write-backs (see {@link #settled}).
+	 */
+	boolean writable() {
+		for (Entry entry : this.entries.values()) {
+			synchronized (entry) {
+				if (!entry.closed && !(entry.settling() && entry.isEmpty())) {
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -251,17 +266,35 @@ final class OutageFallback {
 	 */
 	boolean writeBack(RateLimitStore store, String bucket, String key) {
 		Entry entry = this.entries.isEmpty() ? null : this.entries.get(new KeyRef(bucket, key));
-		return entry == null || writeBack(store, entry);
+		return entry == null || writeBack(store, entry, true);
 	}
 
 	/**
 	 * Writes one key back, holding it the while: decisions on it here wait (at most the
 	 * store's timeout), so that none is counted between the write and the key's leaving
-	 * this side.
+	 * this side. A key whose admissions here are written back stays on this side until
+	 * the shared store shows the other instances' write-backs too (see {@link #settled});
+	 * {@code onDemand} (a request for the key) reads the store again to see whether they
+	 * came, the background rounds do not.
 	 */
-	private boolean writeBack(RateLimitStore store, Entry entry) {
+	private boolean writeBack(RateLimitStore store, Entry entry, boolean onDemand) {
 		synchronized (entry) {
 			if (entry.closed) {
+				return true;
+			}
+			if (entry.settling() && entry.isEmpty()) {
+				if (this.heard.nanoTime() - entry.settleSince < SETTLED_NANOS) {
+					if (!onDemand) {
+						return true;
+					}
+					if (!heardAfterWriting(store, entry)) {
+						return false;
+					}
+					if (!settled(entry)) {
+						return true;
+					}
+				}
+				leave(entry);
 				return true;
 			}
 			Pending pending = entry.take();
@@ -280,14 +313,53 @@ final class OutageFallback {
 			if (!heardAfterWriting(store, entry)) {
 				return false;
 			}
+			long now = this.heard.nanoTime();
 			if (Arrays.stream(pending.admitted).anyMatch((cost) -> cost > 0)) {
-				this.writtenBack.put(entry.ref,
-						new WrittenBack(pending.limits, pending.admitted, this.heard.nanoTime()));
+				this.writtenBack.merge(entry.ref, new WrittenBack(pending.limits, pending.admitted, now),
+						WrittenBack::plus);
+				if (!entry.settling() && this.shares.instances() > 1) {
+					entry.settle(pending, this.shares.instances(), now);
+				}
 			}
-			close(entry);
-			this.fallback.reset(entry.ref.bucket(), entry.ref.key(), this.shares.of(entry.limits));
+			if (!entry.settling() || settled(entry) || now - entry.settleSince >= SETTLED_NANOS) {
+				leave(entry);
+			}
 			return true;
 		}
+	}
+
+	/**
+	 * Whether the shared store shows about as much used as the instances admitted in the
+	 * outage, taking each other instance to have admitted as much as this one (the
+	 * fallback gives each the same share): then their write-backs have come too, and the
+	 * key can be decided there again. Until then (at most {@code SETTLED_NANOS}), a key
+	 * decided there would be decided without what the others admitted, which they have
+	 * not written yet: after a full outage, up to a limit more (measured: 3 more of 20).
+	 */
+	private boolean settled(Entry entry) {
+		Heard heard = this.heard.get(entry.ref.bucket(), entry.ref.key(), entry.limits);
+		long[] expected = entry.settleTo;
+		if (heard == null || expected == null) {
+			return true;
+		}
+		long[] used = heard.usedAt(this.heard.nanoTime());
+		if (used.length != expected.length) {
+			return true;
+		}
+		for (int i = 0; i < used.length; i++) {
+			if (used[i] < expected[i]) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * The key is decided by the shared store again.
+	 */
+	private void leave(Entry entry) {
+		close(entry);
+		this.fallback.reset(entry.ref.bucket(), entry.ref.key(), this.shares.of(entry.limits));
 	}
 
 	/**
@@ -459,6 +531,16 @@ final class OutageFallback {
 		boolean closed;
 
 		/**
+		 * What the shared store must show used before the key leaves this side once its
+		 * admissions are written back (see {@link OutageFallback#settled}), per limit;
+		 * {@code null} when it does not wait for that.
+		 */
+		long @Nullable [] settleTo;
+
+		/** When the key began to wait for the other instances' write-backs. */
+		long settleSince;
+
+		/**
 		 * Decisions made here, and the cost of those that may have run, for the debug
 		 * log.
 		 */
@@ -504,6 +586,24 @@ final class OutageFallback {
 			this.limits = limits;
 		}
 
+		boolean settling() {
+			return this.settleTo != null;
+		}
+
+		/**
+		 * Waits for the others' write-backs: as much again as this instance admitted, for
+		 * each other instance, at most a limit in all.
+		 */
+		void settle(Pending written, int instances, long nowNanos) {
+			long[] expected = new long[written.admitted.length];
+			for (int i = 0; i < expected.length; i++) {
+				expected[i] = Math.min(written.limits.get(i).capacity(),
+						saturatedMultiply(written.admitted[i], instances));
+			}
+			this.settleTo = expected;
+			this.settleSince = nowNanos;
+		}
+
 		boolean isEmpty() {
 			return this.restore == null && Arrays.stream(this.admitted).allMatch((cost) -> cost == 0);
 		}
@@ -536,6 +636,22 @@ final class OutageFallback {
 	 * @param atNanos when, on {@link System#nanoTime()}'s scale
 	 */
 	private record WrittenBack(List<LimitSpec> limits, long[] admitted, long atNanos) {
+
+		/**
+		 * This one and a later write-back of the same key: what was admitted adds up,
+		 * from the first one's time.
+		 */
+		WrittenBack plus(WrittenBack later) {
+			if (!this.limits.equals(later.limits) || this.admitted.length != later.admitted.length) {
+				return later;
+			}
+			long[] sum = new long[this.admitted.length];
+			for (int i = 0; i < sum.length; i++) {
+				sum[i] = saturatedAdd(this.admitted[i], later.admitted[i]);
+			}
+			return new WrittenBack(this.limits, sum, this.atNanos);
+		}
+
 	}
 
 	/**
