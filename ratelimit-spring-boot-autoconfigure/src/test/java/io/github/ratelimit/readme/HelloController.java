@@ -10,7 +10,8 @@ import io.github.ratelimit.annotation.RateLimited;
 @RestController
 class HelloController {
 
-	// 5 per minute per client address (see "Client IP behind a proxy").
+	// 5 per minute per client address: a token bucket by default (5 at once,
+	// then one every 12 s).
 	@GetMapping("/hello")
 	@RateLimited(bucket = "hello", key = "#clientIp", limit = 5, window = "1m")
 	Mono<String> hello() {

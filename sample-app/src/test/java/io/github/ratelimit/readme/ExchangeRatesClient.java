@@ -16,10 +16,11 @@ public class ExchangeRatesClient {
 		this.rest = builder.baseUrl("https://rates.example.com").build();
 	}
 
-	// The provider allows 10 calls per second for our whole account. With Redis,
-	// every instance shares this limit; a caller waits up to 2 seconds for a
-	// permit instead of failing.
-	@RateLimited(bucket = "exchange-rates", limit = 10, window = "1s", algorithm = Algorithm.GCRA,
+	// The provider allows 10 calls per second for our whole account: burst = 1
+	// spaces them 100 ms apart (the default burst, the limit, would let 10 more go
+	// at once). With Redis, every instance shares this limit; a caller waits up to
+	// 2 seconds for a permit instead of failing.
+	@RateLimited(bucket = "exchange-rates", limit = 10, window = "1s", burst = 1, algorithm = Algorithm.GCRA,
 			onLimit = OnLimit.WAIT, maxWait = "2s")
 	public String rate(String currency) {
 		return this.rest.get().uri("/rates/{currency}", currency).retrieve().body(String.class);

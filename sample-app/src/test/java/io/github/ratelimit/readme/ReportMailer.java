@@ -15,9 +15,9 @@ public class ReportMailer {
 		this.outbox = outbox;
 	}
 
-	// Every instance ticks every 10 seconds, but the mails go out at most once
-	// a minute across all of them: a rejected tick is skipped quietly (one
-	// DEBUG line), not logged as an error.
+	// Every instance ticks every 10 seconds, but the mails go out once per clock
+	// minute across all of them (a fixed window: SLIDING_LOG for a minute between
+	// sends); a rejected tick is skipped quietly (one DEBUG line), not an error.
 	@Scheduled(fixedRate = 10_000)
 	@RateLimited(bucket = "report-mailer", limit = 1, window = "1m", algorithm = Algorithm.FIXED_WINDOW)
 	public void sendReports() {
