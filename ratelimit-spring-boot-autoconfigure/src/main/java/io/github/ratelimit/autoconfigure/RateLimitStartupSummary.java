@@ -131,6 +131,11 @@ class RateLimitStartupSummary implements ApplicationListener<ApplicationEvent> {
 			}
 			text.append(String.join("; ", described));
 		}
+		// Said, so that whoever turned it on sees it took effect (and where it answers).
+		if (this.context.containsBean("rateLimitStatusFilterRegistration")
+				|| this.context.containsBean("rateLimitStatusWebFilter")) {
+			text.append("\n  status endpoint: GET ").append(this.properties.getStatusEndpoint().getPath());
+		}
 		List<String> skipped = skipped(buckets, rules, filterActive);
 		if (!skipped.isEmpty()) {
 			text.append("\n  skipped: ").append(String.join("; ", skipped));

@@ -102,6 +102,19 @@ class RateLimitStartupSummaryTests {
 			});
 	}
 
+	@Test
+	void theStatusEndpointIsNamedWhenItIsOn() {
+		ReactiveWebApplicationContextRunner runner = new ReactiveWebApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitWebFluxAutoConfiguration.class))
+			.withPropertyValues("ratelimit.store=memory", "ratelimit.filter.rules[0].paths=/api/**");
+		runner.withPropertyValues("ratelimit.status-endpoint.enabled=true")
+			.run((context) -> assertThat(context.getBean(RateLimitStartupSummary.class).summary())
+				.contains("\n  status endpoint: GET /rate-limit"));
+		runner.run((context) -> assertThat(context.getBean(RateLimitStartupSummary.class).summary())
+			.doesNotContain("status endpoint"));
+	}
+
 	static class Services {
 
 		@RateLimited(bucket = "login", key = "#username", limit = 5, window = "1m", algorithm = Algorithm.SLIDING_LOG)
