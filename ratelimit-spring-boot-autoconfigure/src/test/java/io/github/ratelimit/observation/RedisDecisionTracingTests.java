@@ -3,9 +3,6 @@ package io.github.ratelimit.observation;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -28,6 +25,7 @@ import io.github.ratelimit.acquire.Bucket;
 import io.github.ratelimit.acquire.PermitRequest;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+import io.github.ratelimit.testsupport.tracing.SpanTree;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -85,7 +83,7 @@ class RedisDecisionTracingTests {
 		Observation.createNotStarted("http.server.requests", this.registry)
 			.contextualName("http post /login")
 			.observe(() -> this.acquirer.tryAcquire(PermitRequest.of(this.login, "alice", 1)));
-		String tree = tree(spansSince(before));
+		String tree = SpanTree.draw(spansSince(before));
 		assertThat(tree).isEqualTo("""
 				http post /login
 				  ratelimit login [algorithm=token-bucket, bucket=login, degraded=false, outcome=allowed, store=redis]
@@ -101,7 +99,7 @@ class RedisDecisionTracingTests {
 			.observe(() -> this.acquirer.acquireAsync(List.of(PermitRequest.of(this.login, "bob", 1)))
 				.toCompletableFuture()
 				.join());
-		String tree = tree(spansSince(before));
+		String tree = SpanTree.draw(spansSince(before));
 		assertThat(tree).isEqualTo("""
 				http post /login
 				  ratelimit login [algorithm=token-bucket, bucket=login, degraded=false, outcome=allowed, store=redis]
@@ -116,42 +114,6 @@ class RedisDecisionTracingTests {
 	private List<SimpleSpan> spansSince(int index) {
 		List<SimpleSpan> spans = new ArrayList<>(this.tracer.getSpans());
 		return spans.subList(index, spans.size());
-	}
-
-	/**
-	 * Draws the spans as a tree, children indented under their parent, each with its tags
-	 * by name (the Redis command's left out: they name the server's address).
-	 */
-	private static String tree(List<SimpleSpan> spans) {
-		Map<String, SimpleSpan> byId = spans.stream()
-			.collect(Collectors.toMap((span) -> span.context().spanId(), Function.identity()));
-		StringBuilder tree = new StringBuilder();
-		for (SimpleSpan span : spans) {
-			String parent = span.context().parentId();
-			if (parent == null || parent.isEmpty() || !byId.containsKey(parent)) {
-				draw(span, spans, 0, tree);
-			}
-		}
-		return tree.toString();
-	}
-
-	private static void draw(SimpleSpan span, List<SimpleSpan> spans, int depth, StringBuilder tree) {
-		tree.append("  ".repeat(depth)).append(span.getName());
-		if (span.getName().startsWith("ratelimit")) {
-			tree.append(' ')
-				.append(span.getTags()
-					.entrySet()
-					.stream()
-					.sorted(Map.Entry.comparingByKey())
-					.map((tag) -> tag.getKey() + "=" + tag.getValue())
-					.collect(Collectors.joining(", ", "[", "]")));
-		}
-		tree.append('\n');
-		for (SimpleSpan child : spans) {
-			if (span.context().spanId().equals(child.context().parentId())) {
-				draw(child, spans, depth + 1, tree);
-			}
-		}
 	}
 
 }
