@@ -1,5 +1,6 @@
 package io.github.ratelimit.aop;
 
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInvocation;
@@ -113,7 +114,12 @@ final class ReactorRateLimiting {
 
 	private Object limit(MethodInvocation invocation, @Nullable Object returned, RateLimitedMethod method,
 			CallPlan plan, RateLimitedEvaluationContext context) {
-		Mono<Acquisition> acquired = Mono.fromCompletionStage(() -> this.acquirer.acquireAsync(plan.requests()))
+		// Through handle: Reactor makes the subscriber context's thread locals current
+		// around it, even without automatic context propagation, so the caller's
+		// observation (the HTTP request's) is the parent of the decision's.
+		Mono<Acquisition> acquired = Mono.just(plan.requests())
+			.<CompletionStage<Acquisition>>handle((requests, sink) -> sink.next(this.acquirer.acquireAsync(requests)))
+			.flatMap(Mono::fromCompletionStage)
 			.transformDeferredContextual((acquisition, subscriber) -> reportTo(subscriber, acquisition));
 		if (method.returnKind().isSingle()) {
 			// A suspend function's publisher is a Mono too (Spring's AOP proxy makes it).

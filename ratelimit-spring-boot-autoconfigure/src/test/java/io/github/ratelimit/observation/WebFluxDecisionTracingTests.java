@@ -4,10 +4,8 @@ import java.time.Duration;
 
 import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
 import io.micrometer.tracing.test.simple.SimpleTracer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import reactor.core.publisher.Hooks;
 import reactor.core.publisher.Mono;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -18,7 +16,6 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -33,26 +30,25 @@ import io.github.ratelimit.testsupport.tracing.SpanTree;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * On a WebFlux application served by Netty, on a real Redis, with Reactor's automatic
- * context propagation and a tracer behind Spring Boot's observation registry: the
- * decision of a filter rule and that of a {@code @RateLimited} {@code Mono} are spans
- * under the HTTP request's span, and the store's {@code EVALSHA} (traced by Spring Boot's
- * Lettuce instrumentation, on the store's own connection) is under the decision's.
+ * On a WebFlux application served by Netty, on a real Redis, with a tracer behind Spring
+ * Boot's observation registry: the decision of a filter rule and that of a
+ * {@code @RateLimited} {@code Mono} are spans under the HTTP request's span, and the
+ * store's {@code EVALSHA} (traced by Spring Boot's Lettuce instrumentation, on the
+ * store's own connection) is under the decision's. Run with each of Reactor's context
+ * propagation modes by its subclasses.
  * <p>
- * {@code spring.reactor.context-propagation=auto} turns on a JVM-wide Reactor hook: the
- * context is closed after the class and the hook turned off, so later test classes in the
- * same JVM run without it, as they were written to.
+ * The heartbeat's interval is an hour: its script call, every 500ms by default, is a
+ * trace of its own, which a test could otherwise catch between its request's spans.
  */
 @SpringBootTest(classes = WebFluxDecisionTracingTests.TracedApplication.class,
 		webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "spring.main.web-application-type=reactive", "spring.reactor.context-propagation=auto",
-				"ratelimit.store=redis", "ratelimit.redis.timeout=5s", "ratelimit.redis.heartbeat-interval=1h",
+		properties = { "spring.main.web-application-type=reactive", "ratelimit.store=redis",
+				"ratelimit.redis.timeout=5s", "ratelimit.redis.heartbeat-interval=1h",
 				"ratelimit.filter.rules[0].bucket=greeting", "ratelimit.filter.rules[0].paths=/api/greeting",
 				"ratelimit.filter.rules[0].key=#clientIp", "ratelimit.filter.rules[0].limit=5",
 				"ratelimit.filter.rules[0].window=1m", "ratelimit.filter.rules[0].algorithm=token-bucket" })
 @AutoConfigureWebTestClient
-@DirtiesContext
-class WebFluxDecisionTracingTests {
+abstract class WebFluxDecisionTracingTests {
 
 	private static final Duration SPANS_END_WITHIN = Duration.ofSeconds(30);
 
@@ -71,16 +67,11 @@ class WebFluxDecisionTracingTests {
 		registry.add("spring.data.redis.port", redis::port);
 	}
 
-	@AfterAll
-	static void turnOffContextPropagation() {
-		Hooks.disableAutomaticContextPropagation();
-	}
-
 	@Test
 	void aFilterRulesDecisionIsASpanUnderTheRequestWithTheRedisCommandUnderIt() {
 		int mark = SpanTree.mark(this.tracer);
 		this.client.get().uri("/api/greeting").exchange().expectStatus().isOk();
-		assertThat(SpanTree.drawSince(this.tracer, mark, (span) -> span.getName().equals("http get /api/greeting"),
+		assertThat(SpanTree.drawSince(this.tracer, mark, (span) -> "http get /api/greeting".equals(span.getName()),
 				SPANS_END_WITHIN))
 			.isEqualTo(
 					"""
@@ -94,7 +85,7 @@ class WebFluxDecisionTracingTests {
 	void anAnnotatedMonosDecisionIsASpanUnderTheRequestWithTheRedisCommandUnderIt() {
 		int mark = SpanTree.mark(this.tracer);
 		this.client.get().uri("/api/quote").exchange().expectStatus().isOk();
-		assertThat(SpanTree.drawSince(this.tracer, mark, (span) -> span.getName().equals("http get /api/quote"),
+		assertThat(SpanTree.drawSince(this.tracer, mark, (span) -> "http get /api/quote".equals(span.getName()),
 				SPANS_END_WITHIN))
 			.isEqualTo(
 					"""

@@ -3,6 +3,7 @@ package io.github.ratelimit.web.reactive;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -17,6 +18,7 @@ import org.springframework.web.server.WebFilterChain;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.Acquisition;
+import io.github.ratelimit.acquire.PermitRequest;
 import io.github.ratelimit.acquire.RateLimitObserver;
 import io.github.ratelimit.acquire.RateLimitResult;
 import io.github.ratelimit.expression.NullKeyPolicy;
@@ -117,11 +119,22 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			return chain.filter(exchange);
 		}
 		// Only the acquisition's failure is the store's; what the chain throws is not.
-		return Mono.fromCompletionStage(() -> this.acquirer.acquireAsync(plan.requests()))
-			.map(Optional::of)
+		return acquire(plan.requests()).map(Optional::of)
 			.onErrorResume(StoreUnavailableException.class, (ex) -> Mono.just(Optional.empty()))
 			.flatMap((acquisition) -> acquisition.isPresent() ? proceed(exchange, chain, acquisition.get())
 					: this.responses.writeUnavailable(exchange));
+	}
+
+	/**
+	 * Takes the permits when subscribed, through {@code handle}: Reactor makes the
+	 * subscriber context's thread locals current around it, even without automatic
+	 * context propagation, so the HTTP request's observation is the parent of the
+	 * decision's, and the store's command is sent with the decision current.
+	 */
+	private Mono<Acquisition> acquire(List<PermitRequest> requests) {
+		return Mono.just(requests)
+			.<CompletionStage<Acquisition>>handle((toTake, sink) -> sink.next(this.acquirer.acquireAsync(toTake)))
+			.flatMap(Mono::fromCompletionStage);
 	}
 
 	private Mono<Void> proceed(ServerWebExchange exchange, WebFilterChain chain, Acquisition acquisition) {
