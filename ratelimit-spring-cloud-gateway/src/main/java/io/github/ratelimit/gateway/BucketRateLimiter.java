@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
@@ -108,7 +109,12 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 			return Mono.error(ex);
 		}
 		List<PermitRequest> requests = List.of(PermitRequest.of(plan.bucket(), id, plan.cost()));
-		return Mono.fromCompletionStage(() -> this.acquirer.acquireAsync(requests))
+		// Through handle: Reactor makes the subscriber context's thread locals current
+		// around it, even without automatic context propagation, so the exchange's
+		// observation is the parent of the decision's.
+		return Mono.just(requests)
+			.<CompletionStage<Acquisition>>handle((toTake, sink) -> sink.next(this.acquirer.acquireAsync(toTake)))
+			.flatMap(Mono::fromCompletionStage)
 			.map(this::response)
 			.onErrorMap(StoreUnavailableException.class,
 					(ex) -> new ResponseStatusException(HttpStatus.SERVICE_UNAVAILABLE,
