@@ -25,9 +25,6 @@ import org.springframework.context.annotation.Import
 import org.springframework.test.context.DynamicPropertyRegistry
 import org.springframework.test.context.DynamicPropertySource
 import org.springframework.test.web.reactive.server.WebTestClient
-import reactor.blockhound.BlockHound
-import reactor.blockhound.BlockingOperationError
-import java.util.concurrent.CopyOnWriteArrayList
 import kotlin.coroutines.Continuation
 
 /**
@@ -65,12 +62,12 @@ class KotlinCoroutinesTests {
 
     @BeforeEach
     fun forgetEarlierCalls() {
-        blockingCalls.clear()
+        BlockingCalls.forget()
     }
 
     @AfterEach
     fun reportBlockingCalls() {
-        blockingCalls.forEach { println("[blockhound] blocking call: $it") }
+        BlockingCalls.report()
     }
 
     @Test
@@ -87,7 +84,7 @@ class KotlinCoroutinesTests {
             .expectHeader().exists("Retry-After")
         // Keyed by the declared argument: another user has a limit of its own.
         client.get().uri("/quote?user=bob").exchange().expectStatus().isOk
-        assertThat(blockingCalls).isEmpty()
+        assertThat(BlockingCalls.seen).isEmpty()
     }
 
     @Test
@@ -112,7 +109,7 @@ class KotlinCoroutinesTests {
                 .expectBody(String::class.java).isEqualTo("ab")
         }
         client.get().uri("/ticks?user=dave").exchange().expectStatus().isEqualTo(429)
-        assertThat(blockingCalls).isEmpty()
+        assertThat(BlockingCalls.seen).isEmpty()
     }
 
     @Test
@@ -139,24 +136,9 @@ class KotlinCoroutinesTests {
         @RegisterExtension
         val redis: RedisServerExtension = RedisServerExtension.standalone()
 
-        private val blockingCalls = CopyOnWriteArrayList<String>()
-
         @JvmStatic
         @BeforeAll
-        fun installBlockHound() {
-            // As WebFluxBlockHoundTests: a decision answered on Lettuce's event loop is
-            // handed to a ThreadPoolExecutor, whose queue lock is held for an enqueue.
-            BlockHound.builder()
-                .loadIntegrations()
-                .allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "execute")
-                .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor", "schedule")
-                .blockingMethodCallback { method ->
-                    val frames = Throwable().stackTrace.take(25).joinToString("") { "\n\tat $it" }
-                    blockingCalls.add("$method on ${Thread.currentThread().name}$frames")
-                    throw BlockingOperationError(method)
-                }
-                .install()
-        }
+        fun installBlockHound() = BlockingCalls.install()
 
         @JvmStatic
         @DynamicPropertySource
