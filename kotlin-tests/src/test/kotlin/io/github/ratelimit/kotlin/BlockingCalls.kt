@@ -1,10 +1,7 @@
 package io.github.ratelimit.kotlin
 
-import kotlinx.coroutines.reactor.awaitSingle
-import kotlinx.coroutines.runBlocking
 import reactor.blockhound.BlockHound
 import reactor.blockhound.BlockingOperationError
-import reactor.core.publisher.Mono
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.atomic.AtomicBoolean
 
@@ -26,11 +23,10 @@ object BlockingCalls {
         if (!installed.compareAndSet(false, true)) {
             return
         }
-        // kotlinx-coroutines-reactor looks its context injectors up with a ServiceLoader,
-        // reading jars, the first time a Mono is awaited: here, on the test thread,
-        // rather than on the first event loop that awaits one, which BlockHound would
-        // stop. It happens once per JVM, whatever the test class that runs first.
-        runBlocking { Mono.just("warm").awaitSingle() }
+        // No warming up here: kotlinx-coroutines-reactive looks its context injectors up
+        // with a ServiceLoader (reading jars) the first time a Mono is awaited or a Flow
+        // adapted, and the starter does that at startup (KotlinFlows.initialize), not on
+        // the first event loop that limits a coroutine. The tests check that it does.
         // As WebFluxBlockHoundTests: a decision answered on Lettuce's event loop is
         // handed to a ThreadPoolExecutor, whose queue lock is held for an enqueue.
         BlockHound.builder()
