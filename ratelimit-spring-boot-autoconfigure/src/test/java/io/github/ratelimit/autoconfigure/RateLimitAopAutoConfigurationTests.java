@@ -1,5 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 
 import org.junit.jupiter.api.Test;
@@ -116,9 +118,16 @@ class RateLimitAopAutoConfigurationTests {
 
 	@Test
 	void asynchronousCallsShouldContinueOnTheApplicationTaskExecutor() {
-		Executor direct = Runnable::run;
-		this.runner.withBean("applicationTaskExecutor", Executor.class, () -> direct)
-			.run((context) -> assertThat(context.getBean(Acquirer.class).waiter().executor()).isSameAs(direct));
+		List<Runnable> handedOver = new CopyOnWriteArrayList<>();
+		Executor direct = (task) -> {
+			handedOver.add(task);
+			task.run();
+		};
+		this.runner.withBean("applicationTaskExecutor", Executor.class, () -> direct).run((context) -> {
+			context.getBean(Acquirer.class).waiter().executor().execute(() -> {
+			});
+			assertThat(handedOver).hasSize(1);
+		});
 	}
 
 	@Test

@@ -2,7 +2,11 @@ package io.github.ratelimit.autoconfigure;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -143,12 +147,24 @@ class RateLimitAutoConfigurationTests {
 
 	@Test
 	void theAcquirerWaitsOnTheApplicationTaskExecutorWhenThereIsOne() {
-		Executor applicationTaskExecutor = Runnable::run;
+		List<Runnable> handedOver = new CopyOnWriteArrayList<>();
+		Executor applicationTaskExecutor = (task) -> {
+			handedOver.add(task);
+			task.run();
+		};
 		this.runner.withBean("applicationTaskExecutor", Executor.class, () -> applicationTaskExecutor)
-			.run((context) -> assertThat(context.getBean(Acquirer.class).waiter().executor())
-				.isSameAs(applicationTaskExecutor));
-		this.runner.run((context) -> assertThat(context.getBean(Acquirer.class).waiter().executor())
-			.isSameAs(java.util.concurrent.ForkJoinPool.commonPool()));
+			.run((context) -> {
+				context.getBean(Acquirer.class).waiter().executor().execute(() -> {
+				});
+				assertThat(handedOver).hasSize(1);
+			});
+		this.runner.run((context) -> {
+			Thread ranOn = CompletableFuture
+				.supplyAsync(Thread::currentThread, context.getBean(Acquirer.class).waiter().executor())
+				.join();
+			assertThat(ranOn).isInstanceOfSatisfying(ForkJoinWorkerThread.class,
+					(worker) -> assertThat(worker.getPool()).isSameAs(ForkJoinPool.commonPool()));
+		});
 	}
 
 	@Test

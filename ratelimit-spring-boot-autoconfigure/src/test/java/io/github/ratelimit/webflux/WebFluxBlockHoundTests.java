@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -20,6 +21,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
 import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -27,6 +29,7 @@ import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.reactive.function.client.WebClient;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.acquire.Acquirer;
@@ -56,7 +59,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 				"ratelimit.filter.rules[0].limit=5", "ratelimit.filter.rules[0].window=1m",
 				"ratelimit.filter.rules[1].bucket=smooth", "ratelimit.filter.rules[1].paths=/api/smooth",
 				"ratelimit.filter.rules[1].algorithm=leaky-bucket", "ratelimit.filter.rules[1].limit=20",
-				"ratelimit.filter.rules[1].window=1s", "ratelimit.filter.rules[1].burst=10" })
+				"ratelimit.filter.rules[1].window=1s", "ratelimit.filter.rules[1].burst=10",
+				"ratelimit.filter.rules[2].bucket=hot", "ratelimit.filter.rules[2].paths=/api/hot",
+				"ratelimit.filter.rules[2].limit=1000000", "ratelimit.filter.rules[2].window=1m",
+				"ratelimit.filter.rules[3].bucket=keyed", "ratelimit.filter.rules[3].paths=/api/keyed",
+				"ratelimit.filter.rules[3].key=#request.queryParams.getFirst('k')",
+				"ratelimit.filter.rules[3].limit=1000000", "ratelimit.filter.rules[3].window=1m" })
 @AutoConfigureWebTestClient
 class WebFluxBlockHoundTests {
 
@@ -74,6 +82,9 @@ class WebFluxBlockHoundTests {
 
 	@Autowired
 	private Acquirer acquirer;
+
+	@LocalServerPort
+	private int port;
 
 	@BeforeAll
 	static void installBlockHound() {
@@ -99,6 +110,10 @@ class WebFluxBlockHoundTests {
 			.loadIntegrations()
 			.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "execute")
 			.allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor", "schedule")
+			// Lettuce's own writer lock, which every command dispatched on a connection
+			// takes (Spring Data Redis's reactive commands too): threads dispatching at
+			// once wait for each other there for a moment. Not the starter's to avoid.
+			.allowBlockingCallsInside("io.lettuce.core.protocol.SharedLock", "incrementWriters")
 			.blockingMethodCallback((method) -> {
 				// The frames say which call blocked, should another one ever be flagged.
 				StringBuilder call = new StringBuilder(method + " on " + Thread.currentThread().getName());
@@ -157,6 +172,29 @@ class WebFluxBlockHoundTests {
 		assertThat(blockingCalls).isEmpty();
 	}
 
+	/**
+	 * Many requests at once, on one hot key (coalesced into shared Redis calls) and on
+	 * many keys: what completes a call on Lettuce's I/O thread (its deadline cancelled,
+	 * the batch's next call sent, the caller handed over) takes no lock there. The
+	 * deadlines used to be on the JDK's timer, whose queue lock a cancel takes: a trial
+	 * app with 32 in flight saw an I/O thread park there once in 2,400 requests, too
+	 * rarely for this test to catch (it passed 3 of 3 with the JDK's timer put back).
+	 */
+	@Test
+	void manyRequestsAtOnceNeverBlock() {
+		WebClient web = WebClient.create("http://localhost:" + this.port);
+		for (int round = 0; round < 5; round++) {
+			List<Integer> statuses = Flux.range(0, 64)
+				.flatMap((i) -> web.get()
+					.uri((i % 2 == 0) ? "/api/hot" : "/api/keyed?k=" + i)
+					.exchangeToMono((response) -> Mono.just(response.statusCode().value())), 32)
+				.collectList()
+				.block(Duration.ofSeconds(30));
+			assertThat(statuses).hasSize(64).containsOnly(200);
+		}
+		assertThat(blockingCalls).isEmpty();
+	}
+
 	private static void sleep() {
 		try {
 			Thread.sleep(1);
@@ -177,6 +215,11 @@ class WebFluxBlockHoundTests {
 			@GetMapping("/api/greeting")
 			Mono<String> greeting() {
 				return Mono.just("hello");
+			}
+
+			@GetMapping({ "/api/hot", "/api/keyed" })
+			Mono<String> busy() {
+				return Mono.just("busy");
 			}
 
 			@GetMapping("/api/smooth")
