@@ -1,6 +1,9 @@
 package io.github.ratelimit.algorithm;
 
+import java.math.BigInteger;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
@@ -83,6 +86,77 @@ class LimitStatePropertiesTests {
 		assertThat(afterPeek.allowed()).as("%s", spec).isEqualTo(direct.allowed());
 		assertThat(afterPeek.remaining()).isEqualTo(direct.remaining());
 		assertThat(afterPeek.retryAfterMicros()).isEqualTo(direct.retryAfterMicros());
+	}
+
+	/**
+	 * Over a random trace of requests, what is admitted never exceeds what the algorithm
+	 * allows: a sliding log at most the limit in any window, a fixed window at most the
+	 * limit in each window, a token bucket and GCRA at most the burst plus the refill
+	 * over any interval. Exact, with the arithmetic of whole numbers.
+	 */
+	@Property(tries = 1000)
+	void admissionsNeverExceedWhatTheAlgorithmAllows(@ForAll("exactAlgorithms") Algorithm algorithm,
+			@ForAll @LongRange(min = 1, max = 50) long limit,
+			@ForAll @LongRange(min = 1, max = 10_000) long windowMillis,
+			@ForAll @LongRange(min = 0, max = LATEST_NOW) long start, @ForAll("steps") List<long[]> steps) {
+		LimitSpec spec = LimitSpec.of(limit, Duration.ofMillis(windowMillis), algorithm);
+		long window = spec.windowMicros();
+		LimitState state = LimitState.fresh(spec);
+		long now = start;
+		List<long[]> admitted = new ArrayList<>();
+		for (long[] step : steps) {
+			// A step of up to two windows, in fractions of one that rounding finds.
+			now += Math.floorMod(step[0], 2 * window + 1);
+			long cost = 1 + Math.floorMod(step[1], spec.capacity());
+			Transition transition = state.acquire(spec, now, cost, NO_MAX_DELAY);
+			state = transition.decision().allowed() ? transition.next() : transition.kept();
+			if (transition.decision().allowed()) {
+				admitted.add(new long[] { now, cost });
+			}
+		}
+		for (int i = 0; i < admitted.size(); i++) {
+			long used = 0;
+			for (int j = i; j < admitted.size(); j++) {
+				long from = admitted.get(i)[0];
+				long to = admitted.get(j)[0];
+				used += admitted.get(j)[1];
+				switch (algorithm) {
+					case SLIDING_LOG -> {
+						if (to - from < window) {
+							assertThat(used).as("%s: admitted within one window from %d", spec, from)
+								.isLessThanOrEqualTo(limit);
+						}
+					}
+					case FIXED_WINDOW -> {
+						if (Math.floorDiv(from, window) == Math.floorDiv(to, window)) {
+							assertThat(used).as("%s: admitted in the window of %d", spec, from)
+								.isLessThanOrEqualTo(limit);
+						}
+					}
+					default -> assertThat(BigInteger.valueOf(used).multiply(BigInteger.valueOf(window)))
+						.as("%s: admitted from %d to %d", spec, from, to)
+						.isLessThanOrEqualTo(BigInteger.valueOf(spec.capacity())
+							.multiply(BigInteger.valueOf(window))
+							.add(BigInteger.valueOf(to - from).multiply(BigInteger.valueOf(limit))));
+				}
+			}
+		}
+	}
+
+	@Provide
+	Arbitrary<Algorithm> exactAlgorithms() {
+		return Arbitraries.of(Algorithm.SLIDING_LOG, Algorithm.FIXED_WINDOW, Algorithm.TOKEN_BUCKET, Algorithm.GCRA);
+	}
+
+	@Provide
+	Arbitrary<List<long[]>> steps() {
+		return Arbitraries.longs()
+			.between(0, Long.MAX_VALUE)
+			.array(long[].class)
+			.ofSize(2)
+			.list()
+			.ofMinSize(1)
+			.ofMaxSize(120);
 	}
 
 	@Provide
