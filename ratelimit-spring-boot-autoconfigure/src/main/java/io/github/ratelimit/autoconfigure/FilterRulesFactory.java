@@ -3,14 +3,15 @@ package io.github.ratelimit.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.ratelimit.InvalidRateLimitConfigurationException;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.Rule;
 import io.github.ratelimit.bucket.BucketDefinition;
 import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.bucket.BucketSource;
 import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.web.FilterRule;
-import io.github.ratelimit.web.InvalidFilterRuleException;
 import io.github.ratelimit.web.FilterRules;
+import io.github.ratelimit.web.InvalidFilterRuleException;
 import io.github.ratelimit.web.RequestVariables;
 
 /**
@@ -52,7 +53,10 @@ final class FilterRulesFactory {
 					.nullKeyPolicy(properties.getNullKey())
 					.build(expressions, variables));
 			}
-			catch (InvalidFilterRuleException ex) {
+			catch (InvalidRateLimitConfigurationException ex) {
+				// Already names what is at fault (the rule's property, its expression)
+				// and
+				// the fix.
 				throw ex;
 			}
 			catch (IllegalArgumentException | IllegalStateException ex) {

@@ -11,6 +11,7 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.ratelimit.InvalidRateLimitConfigurationException;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.acquire.Bucket;
 import io.github.ratelimit.acquire.LimitMode;
@@ -441,7 +442,7 @@ public final class BucketRegistry {
 	 * A bucket whose limits are invalid or ambiguous; the message names the property or
 	 * annotation at fault.
 	 */
-	public static final class InvalidBucketException extends IllegalStateException {
+	public static final class InvalidBucketException extends InvalidRateLimitConfigurationException {
 
 		private static final long serialVersionUID = 1L;
 
@@ -462,9 +463,19 @@ public final class BucketRegistry {
 		}
 
 		/**
+		 * Returns the bucket at fault.
+		 * @return {@code ratelimit.buckets.<name>}
+		 */
+		@Override
+		public String getWhere() {
+			return "ratelimit.buckets." + this.bucket;
+		}
+
+		/**
 		 * Returns what to change to fix it, naming the property or the annotation.
 		 * @return the action
 		 */
+		@Override
 		public String getAction() {
 			return this.action;
 		}

@@ -21,6 +21,8 @@ import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 
+import io.github.ratelimit.InvalidRateLimitConfigurationException;
+
 /**
  * Parses the SpEL of annotations and filter rules once, at startup, and evaluates it per
  * call. Errors name where the expression is written and the expression itself.
@@ -172,7 +174,7 @@ public final class RateLimitExpressions {
 	/**
 	 * A SpEL expression that cannot be parsed or evaluated.
 	 */
-	public static final class InvalidExpressionException extends IllegalStateException {
+	public static final class InvalidExpressionException extends InvalidRateLimitConfigurationException {
 
 		private static final long serialVersionUID = 1L;
 
@@ -192,8 +194,23 @@ public final class RateLimitExpressions {
 		 * {@code @RateLimited(key) on LoginService.login(String, String)}.
 		 * @return the place
 		 */
+		@Override
 		public String getWhere() {
 			return this.where;
+		}
+
+		/**
+		 * Returns how to fix it: what an expression written there can read.
+		 * @return the action
+		 */
+		@Override
+		public String getAction() {
+			if (this.where.startsWith("ratelimit.")) {
+				return "Correct " + this.where + ": SpEL that sees the request as #request (e.g. "
+						+ "#request.getHeader('X-Api-Key')), the client's address as #clientIp and beans as @name.";
+			}
+			return "Correct the expression of " + this.where + ": SpEL that sees the method's arguments by name "
+					+ "(e.g. #username), #args, #request, #clientIp, #principal and beans as @name.";
 		}
 
 		/**

@@ -1,5 +1,7 @@
 package io.github.ratelimit.web;
 
+import io.github.ratelimit.InvalidRateLimitConfigurationException;
+
 /**
  * A {@code ratelimit.filter.rules[i]} entry that cannot work: a bad path pattern, an
  * unknown HTTP method, a cost below 1, or a key or cost expression that reads something
@@ -7,7 +9,7 @@ package io.github.ratelimit.web;
  *
  * @author ratelimit-spring-boot-starter authors
  */
-public final class InvalidFilterRuleException extends IllegalArgumentException {
+public final class InvalidFilterRuleException extends InvalidRateLimitConfigurationException {
 
 	private static final long serialVersionUID = 1L;
 
@@ -48,10 +50,12 @@ public final class InvalidFilterRuleException extends IllegalArgumentException {
 		return this.property;
 	}
 
-	/**
-	 * Returns how to fix it.
-	 * @return the action
-	 */
+	@Override
+	public String getWhere() {
+		return this.property;
+	}
+
+	@Override
 	public String getAction() {
 		return this.action;
 	}

@@ -40,16 +40,14 @@ class ConfigurationFailureAnalyzersTests {
 			.map(String::trim)
 			.toList()).containsExactlyInAnyOrder(RedisStoreMissingFailureAnalyzer.class.getName(),
 					RedisStoreUnavailableFailureAnalyzer.class.getName(), RedisTopologyFailureAnalyzer.class.getName(),
-					InvalidBucketFailureAnalyzer.class.getName(), InvalidFilterRuleFailureAnalyzer.class.getName(),
-					InvalidRateLimitedFailureAnalyzer.class.getName(),
-					InvalidExpressionFailureAnalyzer.class.getName());
+					InvalidRateLimitConfigurationFailureAnalyzer.class.getName());
 	}
 
 	@Test
 	void aBucketPropertyIsReportedWithThePropertyAndTheFix() {
 		FailureAnalysis analysis = analyze(
 				this.runner.withPropertyValues("ratelimit.buckets.login.limit=5", "ratelimit.buckets.login.window=0s"),
-				new InvalidBucketFailureAnalyzer());
+				new InvalidRateLimitConfigurationFailureAnalyzer());
 		assertThat(analysis.getDescription())
 			.isEqualTo("ratelimit.buckets.login.window: must be positive but was PT0S");
 		assertThat(analysis.getAction()).isEqualTo("Set ratelimit.buckets.login.window to a value that is positive, "
@@ -58,7 +56,8 @@ class ConfigurationFailureAnalyzersTests {
 
 	@Test
 	void twoDefinitionsOfABucketAreReportedWithBothPlaces() {
-		FailureAnalysis analysis = analyze(this.runner.withBean(TwoLimits.class), new InvalidBucketFailureAnalyzer());
+		FailureAnalysis analysis = analyze(this.runner.withBean(TwoLimits.class),
+				new InvalidRateLimitConfigurationFailureAnalyzer());
 		assertThat(analysis.getDescription()).startsWith("Bucket 'shared' is defined twice with different limits")
 			.contains("TwoLimits.first()")
 			.contains("TwoLimits.second()");
@@ -67,8 +66,10 @@ class ConfigurationFailureAnalyzersTests {
 
 	@Test
 	void aFilterRuleKeyReadingWhatTheRequestDoesNotOfferIsReportedWithASuggestion() {
-		FailureAnalysis analysis = analyze(this.web.withPropertyValues("ratelimit.filter.rules[0].paths=/api/**",
-				"ratelimit.filter.rules[0].key=#request.remoteAdr"), new InvalidFilterRuleFailureAnalyzer());
+		FailureAnalysis analysis = analyze(
+				this.web.withPropertyValues("ratelimit.filter.rules[0].paths=/api/**",
+						"ratelimit.filter.rules[0].key=#request.remoteAdr"),
+				new InvalidRateLimitConfigurationFailureAnalyzer());
 		assertThat(analysis.getDescription())
 			.isEqualTo("ratelimit.filter.rules[0].key '#request.remoteAdr': HttpServletRequest has no property "
 					+ "'remoteAdr'; did you mean '#request.remoteAddr'?");
@@ -79,7 +80,7 @@ class ConfigurationFailureAnalyzersTests {
 	@Test
 	void aFilterRuleMethodIsReportedWithTheMethodsThatExist() {
 		FailureAnalysis analysis = analyze(this.web.withPropertyValues("ratelimit.filter.rules[0].methods=GETT"),
-				new InvalidFilterRuleFailureAnalyzer());
+				new InvalidRateLimitConfigurationFailureAnalyzer());
 		assertThat(analysis.getDescription()).startsWith("ratelimit.filter.rules[0].methods[0]: 'GETT' is not an HTTP");
 		assertThat(analysis.getAction()).startsWith("Set ratelimit.filter.rules[0].methods[0] to one of GET, HEAD");
 	}
@@ -87,7 +88,7 @@ class ConfigurationFailureAnalyzersTests {
 	@Test
 	void anAnnotationAttributeIsReportedWithTheMethodAndTheFix() {
 		FailureAnalysis analysis = analyze(this.runner.withBean(WaitsForever.class),
-				new InvalidRateLimitedFailureAnalyzer());
+				new InvalidRateLimitConfigurationFailureAnalyzer());
 		assertThat(analysis.getDescription())
 			.isEqualTo("@RateLimited(onLimit) on ConfigurationFailureAnalyzersTests.WaitsForever.call(): WAIT needs "
 					+ "maxWait, the longest a call may wait for a permit (e.g. maxWait = \"2s\")");
@@ -97,7 +98,8 @@ class ConfigurationFailureAnalyzersTests {
 
 	@Test
 	void anAnnotationExpressionIsReportedWithTheMethodAndTheExpression() {
-		FailureAnalysis analysis = analyze(this.runner.withBean(BadKey.class), new InvalidExpressionFailureAnalyzer());
+		FailureAnalysis analysis = analyze(this.runner.withBean(BadKey.class),
+				new InvalidRateLimitConfigurationFailureAnalyzer());
 		assertThat(analysis.getDescription())
 			.startsWith("Invalid SpEL in @RateLimited(key) on ConfigurationFailureAnalyzersTests.BadKey.login(String): "
 					+ "'#username.('");
@@ -109,7 +111,7 @@ class ConfigurationFailureAnalyzersTests {
 	@Test
 	void aFilterRuleExpressionIsReportedWithTheProperty() {
 		FailureAnalysis analysis = analyze(this.web.withPropertyValues("ratelimit.filter.rules[0].cost=#request.("),
-				new InvalidExpressionFailureAnalyzer());
+				new InvalidRateLimitConfigurationFailureAnalyzer());
 		assertThat(analysis.getDescription())
 			.startsWith("Invalid SpEL in ratelimit.filter.rules[0].cost: '#request.('");
 		assertThat(analysis.getAction())

@@ -77,7 +77,8 @@ class RateLimitWebFluxAutoConfigurationTests {
 					"ratelimit.filter.rules[0].key=#request.remoteAddr")
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				FailureAnalysis analysis = new InvalidFilterRuleFailureAnalyzer().analyze(context.getStartupFailure());
+				FailureAnalysis analysis = new InvalidRateLimitConfigurationFailureAnalyzer()
+					.analyze(context.getStartupFailure());
 				assertThat(analysis).isNotNull();
 				assertThat(analysis.getDescription()).contains("ratelimit.filter.rules[0].key")
 					.contains("#request.remoteAddr")

@@ -19,7 +19,6 @@ import io.github.ratelimit.expression.RateLimitExpressions.InvalidExpressionExce
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
@@ -134,7 +133,7 @@ class FilterRuleTests {
 
 	@Test
 	void badPathPatternShouldFailNamingTheProperty() {
-		assertThatIllegalArgumentException()
+		assertThatExceptionOfType(InvalidFilterRuleException.class)
 			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket)
 				.paths(List.of("/ok/**", "/api/{id"))
 				.build(this.expressions, HttpServletRequest.class))
@@ -144,7 +143,7 @@ class FilterRuleTests {
 
 	@Test
 	void unknownMethodShouldFailNamingTheProperty() {
-		assertThatIllegalArgumentException()
+		assertThatExceptionOfType(InvalidFilterRuleException.class)
 			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket)
 				.methods(List.of("GET", "GETT"))
 				.build(this.expressions, HttpServletRequest.class))

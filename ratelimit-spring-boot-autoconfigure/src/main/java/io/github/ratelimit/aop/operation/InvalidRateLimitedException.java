@@ -1,5 +1,6 @@
 package io.github.ratelimit.aop.operation;
 
+import io.github.ratelimit.InvalidRateLimitConfigurationException;
 import io.github.ratelimit.annotation.RateLimited;
 
 /**
@@ -10,7 +11,7 @@ import io.github.ratelimit.annotation.RateLimited;
  *
  * @author ratelimit-spring-boot-starter authors
  */
-public final class InvalidRateLimitedException extends IllegalStateException {
+public final class InvalidRateLimitedException extends InvalidRateLimitConfigurationException {
 
 	private static final long serialVersionUID = 1L;
 
@@ -34,14 +35,12 @@ public final class InvalidRateLimitedException extends IllegalStateException {
 	 * Returns the attribute and method at fault.
 	 * @return e.g. {@code @RateLimited(window) on LoginService.login(String, String)}
 	 */
+	@Override
 	public String getWhere() {
 		return this.where;
 	}
 
-	/**
-	 * Returns how to fix it.
-	 * @return the action
-	 */
+	@Override
 	public String getAction() {
 		return this.action;
 	}
