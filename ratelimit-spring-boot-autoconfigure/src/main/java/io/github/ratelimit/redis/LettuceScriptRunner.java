@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,7 +28,6 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.masterreplica.MasterReplica;
 import io.lettuce.core.masterreplica.StatefulRedisMasterReplicaConnection;
-import io.netty.util.Timeout;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -136,35 +134,6 @@ final class LettuceScriptRunner implements ScriptRunner {
 			thread.setDaemon(true);
 			return thread;
 		});
-	}
-
-	/**
-	 * On Lettuce's timer (a hashed wheel, as for its own command timeouts): scheduling
-	 * and cancelling a deadline take no lock, so a Lettuce I/O thread completing a call
-	 * never waits for one, which BlockHound would report under load.
-	 */
-	@Override
-	public <T> CompletableFuture<T> within(CompletableFuture<T> call, long nanos) {
-		if (call.isDone()) {
-			return call;
-		}
-		Timeout deadline;
-		try {
-			deadline = this.clientSupplier.get()
-				.getResources()
-				.timer()
-				.newTimeout(
-						(timeout) -> call.completeExceptionally(
-								new TimeoutException("No reply within " + Duration.ofNanos(nanos).toMillis() + " ms")),
-						nanos, TimeUnit.NANOSECONDS);
-		}
-		catch (IllegalStateException | RejectedExecutionException ex) {
-			// The client is shutting down (its timer stopped): the JDK's timer still
-			// runs.
-			return ScriptRunner.super.within(call, nanos);
-		}
-		call.whenComplete((result, ex) -> deadline.cancel());
-		return call;
 	}
 
 	/**

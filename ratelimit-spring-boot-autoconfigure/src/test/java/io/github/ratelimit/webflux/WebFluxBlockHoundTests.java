@@ -174,11 +174,9 @@ class WebFluxBlockHoundTests {
 
 	/**
 	 * Many requests at once, on one hot key (coalesced into shared Redis calls) and on
-	 * many keys: what completes a call on Lettuce's I/O thread (its deadline cancelled,
-	 * the batch's next call sent, the caller handed over) takes no lock there. The
-	 * deadlines used to be on the JDK's timer, whose queue lock a cancel takes: a trial
-	 * app with 32 in flight saw an I/O thread park there once in 2,400 requests, too
-	 * rarely for this test to catch (it passed 3 of 3 with the JDK's timer put back).
+	 * many keys: nothing the starter does on a Netty or Lettuce thread blocks. (A trial
+	 * app with 32 in flight saw Lettuce's I/O thread park once in 2,400 requests on the
+	 * JDK timer's queue lock, cancelling a call's deadline: too rare for this test.)
 	 */
 	@Test
 	void manyRequestsAtOnceNeverBlock() {
