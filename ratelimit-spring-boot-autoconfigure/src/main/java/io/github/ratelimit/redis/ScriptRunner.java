@@ -91,10 +91,9 @@ interface ScriptRunner extends AutoCloseable {
 	 * caller waits for good. On the JDK's shared timer
 	 * ({@link CompletableFuture#orTimeout}), whose queue takes a lock to schedule and to
 	 * cancel (which BlockHound can report on an I/O thread under load); a runner may use
-	 * a timer of its own client instead. Lettuce's hashed-wheel timer was tried and taken
-	 * out again: with it the fleet test admitted 26 to 28 of 20 (CLIENT KILL mid-burst,
-	 * loaded) in three of seven runs, against at most 21 in the three runs before it; no
-	 * cause was found.
+	 * a timer of its own client instead. Lettuce's hashed-wheel timer, which takes no
+	 * lock, was tried and taken out until the fleet test's mid-burst figures with it (up
+	 * to 28 of 20, against up to 24 without) are understood.
 	 * @param <T> the call's result
 	 * @param call the call
 	 * @param nanos the longest it may take
