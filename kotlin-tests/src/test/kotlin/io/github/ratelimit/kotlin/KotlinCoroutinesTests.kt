@@ -3,27 +3,22 @@ package io.github.ratelimit.kotlin
 import io.github.ratelimit.RateLimitExceededException
 import io.github.ratelimit.acquire.Acquirer
 import io.github.ratelimit.aop.operation.RateLimitedOperationSource
-import io.github.ratelimit.testsupport.redis.RedisServerExtension
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
 import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatExceptionOfType
 import org.junit.jupiter.api.AfterEach
-import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.MethodOrderer
 import org.junit.jupiter.api.Order
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.TestMethodOrder
-import org.junit.jupiter.api.extension.RegisterExtension
 import org.springframework.beans.factory.annotation.Autowired
 import org.springframework.boot.SpringBootConfiguration
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration
 import org.springframework.boot.test.context.SpringBootTest
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient
 import org.springframework.context.annotation.Import
-import org.springframework.test.context.DynamicPropertyRegistry
-import org.springframework.test.context.DynamicPropertySource
 import org.springframework.test.web.reactive.server.WebTestClient
 import kotlin.coroutines.Continuation
 
@@ -43,7 +38,7 @@ import kotlin.coroutines.Continuation
 )
 @AutoConfigureWebTestClient
 @TestMethodOrder(MethodOrderer.OrderAnnotation::class)
-class KotlinCoroutinesTests {
+class KotlinCoroutinesTests : OnRedisUnderBlockHound() {
 
     @Autowired
     private lateinit var client: WebTestClient
@@ -129,22 +124,4 @@ class KotlinCoroutinesTests {
     @EnableAutoConfiguration
     @Import(QuoteController::class, QuoteService::class, AnswerService::class)
     class KotlinApplication
-
-    companion object {
-
-        @JvmField
-        @RegisterExtension
-        val redis: RedisServerExtension = RedisServerExtension.standalone()
-
-        @JvmStatic
-        @BeforeAll
-        fun installBlockHound() = BlockingCalls.install()
-
-        @JvmStatic
-        @DynamicPropertySource
-        fun redisProperties(registry: DynamicPropertyRegistry) {
-            registry.add("spring.data.redis.host") { redis.host() }
-            registry.add("spring.data.redis.port") { redis.port() }
-        }
-    }
 }

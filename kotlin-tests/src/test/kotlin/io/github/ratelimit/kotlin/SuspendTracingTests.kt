@@ -1,7 +1,6 @@
 package io.github.ratelimit.kotlin
 
 import io.github.ratelimit.annotation.RateLimited
-import io.github.ratelimit.testsupport.redis.RedisServerExtension
 import io.github.ratelimit.testsupport.tracing.SpanTree
 import io.micrometer.observation.ObservationRegistry
 import io.micrometer.tracing.handler.DefaultTracingObservationHandler
@@ -10,10 +9,8 @@ import io.micrometer.tracing.test.simple.SimpleTracer
 import kotlinx.coroutines.delay
 import org.assertj.core.api.Assertions.assertThat
 import org.junit.jupiter.api.AfterEach
-import org.junit.jupiter.api.BeforeAll
 import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.Test
-import org.junit.jupiter.api.extension.RegisterExtension
 import org.springframework.beans.factory.annotation.Autowired
 import org.springframework.boot.SpringBootConfiguration
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration
@@ -22,8 +19,6 @@ import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTest
 import org.springframework.context.annotation.Bean
 import org.springframework.context.annotation.Import
 import org.springframework.stereotype.Service
-import org.springframework.test.context.DynamicPropertyRegistry
-import org.springframework.test.context.DynamicPropertySource
 import org.springframework.test.web.reactive.server.WebTestClient
 import org.springframework.web.bind.annotation.GetMapping
 import org.springframework.web.bind.annotation.RequestParam
@@ -47,7 +42,7 @@ import java.time.Duration
     ],
 )
 @AutoConfigureWebTestClient
-class SuspendTracingTests {
+class SuspendTracingTests : OnRedisUnderBlockHound() {
 
     @Autowired
     private lateinit var client: WebTestClient
@@ -136,24 +131,6 @@ class SuspendTracingTests {
         suspend fun answer(user: String): String {
             delay(1)
             return "answer for $user"
-        }
-    }
-
-    companion object {
-
-        @JvmField
-        @RegisterExtension
-        val redis: RedisServerExtension = RedisServerExtension.standalone()
-
-        @JvmStatic
-        @BeforeAll
-        fun installBlockHound() = BlockingCalls.install()
-
-        @JvmStatic
-        @DynamicPropertySource
-        fun redisProperties(registry: DynamicPropertyRegistry) {
-            registry.add("spring.data.redis.host") { redis.host() }
-            registry.add("spring.data.redis.port") { redis.port() }
         }
     }
 }

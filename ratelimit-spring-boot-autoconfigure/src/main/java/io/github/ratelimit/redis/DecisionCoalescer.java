@@ -126,7 +126,7 @@ final class DecisionCoalescer {
 		catch (RuntimeException ex) {
 			call = CompletableFuture.failedFuture(ex);
 		}
-		this.script.within(call, this.maxWaitNanos).whenComplete((reply, ex) -> {
+		call.orTimeout(this.maxWaitNanos, TimeUnit.NANOSECONDS).whenComplete((reply, ex) -> {
 			// The callers of this batch run first, then one call carries every request
 			// waiting: those that waited for this call and those its callers made at once
 			// (a loop, a pipeline). Sending the ones that waited before the callers ran
@@ -228,17 +228,6 @@ final class DecisionCoalescer {
 		 */
 		CompletableFuture<List<Object>> send(LaneKey lane, List<Request> batch, boolean async,
 				Consumer<List<Object>> lateReply);
-
-		/**
-		 * Fails a call that is not complete within {@code nanos} (see
-		 * {@link ScriptRunner#within}).
-		 * @param call the call
-		 * @param nanos the longest it may take
-		 * @return {@code call}
-		 */
-		default CompletableFuture<List<Object>> within(CompletableFuture<List<Object>> call, long nanos) {
-			return call.orTimeout(nanos, TimeUnit.NANOSECONDS);
-		}
 
 		/**
 		 * Reads each request's decision from a reply.

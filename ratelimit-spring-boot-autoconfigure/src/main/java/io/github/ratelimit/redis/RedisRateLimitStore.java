@@ -422,7 +422,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			return this.coalescer.decide(bucket, key, limits, cost, maxDelayMicros, true);
 		}
 		CompletableFuture<List<Object>> reply = run("d", bucket, key, limits, cost, maxDelayMicros, true);
-		return this.runner.within(reply, this.maxWaitNanos).handle((result, ex) -> {
+		return reply.orTimeout(this.maxWaitNanos, TimeUnit.NANOSECONDS).handle((result, ex) -> {
 			if (ex != null) {
 				throw failure(ScriptRunner.unwrap(ex));
 			}
@@ -785,11 +785,6 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * larger ones are operation {@code b}.
 	 */
 	private final class BatchScript implements DecisionCoalescer.Script {
-
-		@Override
-		public CompletableFuture<List<Object>> within(CompletableFuture<List<Object>> call, long nanos) {
-			return RedisRateLimitStore.this.runner.within(call, nanos);
-		}
 
 		@Override
 		public CompletableFuture<List<Object>> send(DecisionCoalescer.LaneKey lane,

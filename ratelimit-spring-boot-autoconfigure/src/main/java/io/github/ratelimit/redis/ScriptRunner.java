@@ -5,8 +5,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -83,24 +81,6 @@ interface ScriptRunner extends AutoCloseable {
 	default CompletableFuture<List<Object>> runAsync(String[] keys, String[] args,
 			@Nullable Consumer<List<Object>> lateReply) {
 		return run(keys, args, lateReply);
-	}
-
-	/**
-	 * Returns {@code call}, failed with a {@link TimeoutException} if it is not complete
-	 * within {@code nanos}: the safety net under the runner's own time limits, so that no
-	 * caller waits for good. On the JDK's shared timer
-	 * ({@link CompletableFuture#orTimeout}), whose queue takes a lock to schedule and to
-	 * cancel (which BlockHound can report on an I/O thread under load); a runner may use
-	 * a timer of its own client instead. Lettuce's hashed-wheel timer, which takes no
-	 * lock, was tried and taken out until the fleet test's mid-burst figures with it (up
-	 * to 28 of 20, against up to 24 without) are understood.
-	 * @param <T> the call's result
-	 * @param call the call
-	 * @param nanos the longest it may take
-	 * @return {@code call}
-	 */
-	default <T> CompletableFuture<T> within(CompletableFuture<T> call, long nanos) {
-		return call.orTimeout(nanos, TimeUnit.NANOSECONDS);
 	}
 
 	@Override

@@ -1,12 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,17 +31,6 @@ import static org.assertj.core.api.Assertions.assertThatException;
  * of the bucket cannot work with the limits it would make.
  */
 class RateLimitsEndpointHttpTests {
-
-	// HTTP/1.1: the client's default would first ask to upgrade to HTTP/2.
-	private static final HttpClient HTTP = HttpClient.newBuilder()
-		.version(HttpClient.Version.HTTP_1_1)
-		.connectTimeout(Duration.ofSeconds(5))
-		.build();
-
-	/**
-	 * Far more than a request takes, also on a busy machine: a bound, not an expectation.
-	 */
-	private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
 
 	private static final String EXPOSED = "--management.endpoints.web.exposure.include=ratelimits";
 
@@ -158,8 +142,7 @@ class RateLimitsEndpointHttpTests {
 		}
 
 		HttpResponse<String> send(String method, String path, @Nullable String json) {
-			HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
-				.timeout(REQUEST_TIMEOUT);
+			HttpRequest.Builder request = LocalHttp.request(this.port, path);
 			if (json != null) {
 				request.header("Content-Type", "application/json")
 					.method(method, HttpRequest.BodyPublishers.ofString(json));
@@ -167,16 +150,7 @@ class RateLimitsEndpointHttpTests {
 			else {
 				request.method(method, HttpRequest.BodyPublishers.noBody());
 			}
-			try {
-				return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
-			}
-			catch (IOException ex) {
-				throw new UncheckedIOException(ex);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
+			return LocalHttp.send(request.build());
 		}
 
 		@Override

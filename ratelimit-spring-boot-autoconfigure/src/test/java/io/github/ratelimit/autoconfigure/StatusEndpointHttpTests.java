@@ -1,9 +1,5 @@
 package io.github.ratelimit.autoconfigure;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -47,17 +43,6 @@ class StatusEndpointHttpTests {
 
 	@RegisterExtension
 	static final RedisServerExtension redis = RedisServerExtension.standalone();
-
-	// HTTP/1.1: the client's default would first ask to upgrade to HTTP/2.
-	private static final HttpClient HTTP = HttpClient.newBuilder()
-		.version(HttpClient.Version.HTTP_1_1)
-		.connectTimeout(Duration.ofSeconds(5))
-		.build();
-
-	/**
-	 * Far more than a request takes, also on a busy machine: a bound, not an expectation.
-	 */
-	private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(60);
 
 	private static final String ENABLED = "--ratelimit.status-endpoint.enabled=true";
 
@@ -248,21 +233,8 @@ class StatusEndpointHttpTests {
 		}
 
 		HttpResponse<String> get(String path, String client) {
-			HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
-				.timeout(REQUEST_TIMEOUT)
-				.header("X-Forwarded-For", client)
-				.GET()
-				.build();
-			try {
-				return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-			}
-			catch (IOException ex) {
-				throw new UncheckedIOException(ex);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
+			HttpRequest request = LocalHttp.request(this.port, path).header("X-Forwarded-For", client).GET().build();
+			return LocalHttp.send(request);
 		}
 
 		@Override

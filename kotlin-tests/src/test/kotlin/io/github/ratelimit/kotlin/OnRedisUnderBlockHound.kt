@@ -1,0 +1,32 @@
+package io.github.ratelimit.kotlin
+
+import io.github.ratelimit.testsupport.redis.RedisServerExtension
+import org.junit.jupiter.api.BeforeAll
+import org.junit.jupiter.api.extension.RegisterExtension
+import org.springframework.test.context.DynamicPropertyRegistry
+import org.springframework.test.context.DynamicPropertySource
+
+/**
+ * What the module's application tests share: a Redis server of their own, which the
+ * application connects to, and BlockHound installed before the application starts.
+ */
+abstract class OnRedisUnderBlockHound {
+
+    companion object {
+
+        @JvmField
+        @RegisterExtension
+        val redis: RedisServerExtension = RedisServerExtension.standalone()
+
+        @JvmStatic
+        @BeforeAll
+        fun installBlockHound() = BlockingCalls.install()
+
+        @JvmStatic
+        @DynamicPropertySource
+        fun redisProperties(registry: DynamicPropertyRegistry) {
+            registry.add("spring.data.redis.host") { redis.host() }
+            registry.add("spring.data.redis.port") { redis.port() }
+        }
+    }
+}
