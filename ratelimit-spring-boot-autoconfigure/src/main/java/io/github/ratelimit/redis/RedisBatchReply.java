@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.algorithm.RunTakenAtOnce;
 import io.github.ratelimit.store.RateLimitStoreException;
 
 /**
@@ -95,13 +95,11 @@ final class RedisBatchReply {
 			}
 			if (records < admitted) {
 				// The last reply's limit took it and those after it at once.
-				Decision taker = decisions.get(decisions.size() - 1);
-				LimitSpec spec = limits.get(0);
-				Backlog backlog = new Backlog(spec.limit(), (Long) reply.get(header + 2), (Long) reply.get(header + 3),
+				RunTakenAtOnce taken = new RunTakenAtOnce(limits.get(0), decisions.get(decisions.size() - 1),
+						batch.get(first).cost, (Long) reply.get(header + 2), (Long) reply.get(header + 3),
 						(Long) reply.get(header + 4), (Long) reply.get(header + 5));
-				for (long next = 1; next <= admitted - records; next++) {
-					backlog.step();
-					decisions.add(following(taker, spec, batch.get(first).cost, backlog, next));
+				for (long next = records; next < admitted; next++) {
+					decisions.add(taken.next());
 				}
 			}
 			if (admitted < run) {
@@ -118,80 +116,6 @@ final class RedisBatchReply {
 			throw unexpected(reply, "reply size " + reply.size() + ", read " + at);
 		}
 		return decisions;
-	}
-
-	/**
-	 * The decision of the {@code next}th request after {@code first} of a run one limit
-	 * allowed at once: what bucket.lua and fixed_window.lua reply for it one by one. Each
-	 * takes {@code cost} more, so has {@code cost} fewer remaining (always at least its
-	 * own cost were available). A bucket's backlog is {@code before} it and one step more
-	 * after it; a fixed window resets at its end.
-	 */
-	private static Decision following(Decision first, LimitSpec spec, long cost, Backlog before, long next) {
-		long remaining = first.remaining() - next * cost;
-		switch (spec.algorithm()) {
-			case TOKEN_BUCKET:
-			case GCRA:
-			case LEAKY_BUCKET:
-				long delay = (spec.algorithm() == Algorithm.LEAKY_BUCKET) ? before.micros() : 0;
-				return Decision.allowed(spec, remaining, before.microsAfterStep(), delay);
-			case FIXED_WINDOW:
-				return Decision.allowed(spec, remaining, first.resetAfterMicros(), 0);
-			default:
-				throw new IllegalStateException("no run is taken at once by " + spec.algorithm());
-		}
-	}
-
-	/**
-	 * A bucket's backlog through a run taken at once, from its base on: whole
-	 * microseconds and a fraction in {@code 1/L} µs (bucket.lua), each request adding the
-	 * step. Exact: the fractions stay below {@code 2L}, far from overflowing a long.
-	 */
-	private static final class Backlog {
-
-		private final long limit;
-
-		private final long step;
-
-		private final long stepFraction;
-
-		private long whole;
-
-		private long fraction;
-
-		Backlog(long limit, long whole, long fraction, long step, long stepFraction) {
-			this.limit = limit;
-			this.whole = whole;
-			this.fraction = fraction;
-			this.step = step;
-			this.stepFraction = stepFraction;
-		}
-
-		/** Adds one step: the backlog before the next request. */
-		void step() {
-			this.whole = wholeAfterStep();
-			this.fraction = fractionAfterStep();
-		}
-
-		/** The backlog in microseconds, rounded up. */
-		long micros() {
-			return (this.fraction > 0) ? this.whole + 1 : this.whole;
-		}
-
-		/** The backlog one step later in microseconds, rounded up. */
-		long microsAfterStep() {
-			return (fractionAfterStep() > 0) ? wholeAfterStep() + 1 : wholeAfterStep();
-		}
-
-		private long wholeAfterStep() {
-			return this.whole + this.step + ((this.fraction + this.stepFraction >= this.limit) ? 1 : 0);
-		}
-
-		private long fractionAfterStep() {
-			long fraction = this.fraction + this.stepFraction;
-			return (fraction >= this.limit) ? fraction - this.limit : fraction;
-		}
-
 	}
 
 	private static Decision decision(List<Object> reply, int offset, List<LimitSpec> limits) {
