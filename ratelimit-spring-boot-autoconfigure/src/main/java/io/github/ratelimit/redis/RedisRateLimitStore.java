@@ -35,12 +35,13 @@ import io.github.ratelimit.store.StoreArguments;
  * hundred peeks), so that the first requests after startup find a compiled, connected
  * store. A store that was not started connects on first use.
  * <p>
- * Time limits: once sent, a call must be answered within the {@link Builder#timeout
- * timeout}, as the connection's I/O thread sees it, so time this process spends too busy
- * to run does not count against Redis; a call that finds the connection being made waits
- * for it up to the {@link Builder#connectTimeout connect timeout}; a closed connection
- * fails calls at once. No call waits longer than both timeouts together. A stalled,
- * unreachable or restarting Redis surfaces as a {@link RateLimitStoreException}
+ * Time limits: once sent, a call must be answered within the
+ * {@link Builder#timeout(Duration) timeout}, as the connection's I/O thread sees it, so
+ * time this process spends too busy to run does not count against Redis; a call that
+ * finds the connection being made waits for it up to the
+ * {@link Builder#connectTimeout(Duration) connect timeout}; a closed connection fails
+ * calls at once. No call waits longer than both timeouts together. A stalled, unreachable
+ * or restarting Redis surfaces as a {@link RateLimitStoreException}
  * ({@link RateLimitStoreException#isTimeout() isTimeout()} tells a timeout apart), which
  * the failure-mode layer handles. On a client other than Lettuce (see
  * {@link #builderFor(RedisConnectionFactory)}) the timeout is the socket's read timeout,
@@ -89,15 +90,16 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private final RedisStoreLifecycle lifecycle;
 
-	RedisRateLimitStore(RedisStoreBuilder<?> builder) {
-		this.runner = builder.runner().create(RedisRateLimitScript.load(), builder.connectTimeout(), builder.timeout());
-		this.protocol = new RedisDecisionProtocol(new RedisKeys(builder.keyPrefix()), builder.timeSource(),
-				builder.expirySlack());
-		this.calls = new RedisScriptCalls(this.runner, builder.timeout(), builder.connectTimeout());
+	RedisRateLimitStore(RedisStoreBuilder.Settings settings) {
+		this.runner = settings.runner()
+			.create(RedisRateLimitScript.load(), settings.connectTimeout(), settings.timeout());
+		this.protocol = new RedisDecisionProtocol(new RedisKeys(settings.keyPrefix()), settings.timeSource(),
+				settings.expirySlack());
+		this.calls = new RedisScriptCalls(this.runner, settings.timeout(), settings.connectTimeout());
 		this.batches = new RedisCoalescerScript(this.calls, this.protocol,
 				(lane, cost) -> giveBack(lane.bucket(), lane.key(), lane.limits(), cost));
-		this.coalescer = builder.coalescing() ? new DecisionCoalescer(this.batches, this.calls.maxWaitNanos()) : null;
-		this.lifecycle = new RedisStoreLifecycle(this.runner, this.calls, this.protocol, this, builder);
+		this.coalescer = settings.coalescing() ? new DecisionCoalescer(this.batches, this.calls.maxWaitNanos()) : null;
+		this.lifecycle = new RedisStoreLifecycle(this.runner, this.calls, this.protocol, this, settings);
 	}
 
 	/**
@@ -106,9 +108,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * connection of its own (see {@link #builder(LettuceConnectionFactory)}). On any
 	 * other, it runs the script through Spring Data Redis, on the caller's thread: on a
 	 * {@code JedisConnectionFactory} with a pool of its own whose read timeout is the
-	 * store's {@link Builder#timeout timeout} and connect timeout its
-	 * {@link Builder#connectTimeout connect timeout}; on another client with the client's
-	 * own timeouts. Asynchronous calls then run on a bounded pool of the store's threads.
+	 * store's {@link Builder#timeout(Duration) timeout} and connect timeout its
+	 * {@link Builder#connectTimeout(Duration) connect timeout}; on another client with
+	 * the client's own timeouts. Asynchronous calls then run on a bounded pool of the
+	 * store's threads.
 	 * <p>
 	 * Not an overload of {@code builder}: beside {@link #builder(AbstractRedisClient)} it
 	 * would need Lettuce's classes to compile, which an application on Jedis has not.

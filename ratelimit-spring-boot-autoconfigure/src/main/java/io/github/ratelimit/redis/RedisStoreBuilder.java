@@ -158,43 +158,32 @@ public abstract sealed class RedisStoreBuilder<B extends RedisStoreBuilder<B>> p
 	 * @return the store
 	 */
 	public RedisRateLimitStore build() {
-		return new RedisRateLimitStore(this);
+		return new RedisRateLimitStore(settings());
 	}
 
-	ScriptRunner.Factory runner() {
-		return this.runner;
+	/** The settings as they are now, for the store being built. */
+	Settings settings() {
+		return new Settings(this.runner, this.keyPrefix, this.timeout, this.connectTimeout, this.timeSource,
+				this.expirySlack, this.coalescing, this.required, this.whileUnavailable);
 	}
 
-	String keyPrefix() {
-		return this.keyPrefix;
-	}
+	/**
+	 * What a store is built with: see the setters.
+	 *
+	 * @param runner makes the store's script runner
+	 * @param keyPrefix the prefix of every key
+	 * @param timeout the longest Redis may take to answer a sent call
+	 * @param connectTimeout the longest wait for a connection being made
+	 * @param timeSource the clock, or {@code null} for Redis time
+	 * @param expirySlack the time added to every key's TTL
+	 * @param coalescing whether concurrent decisions on one key go together
+	 * @param required whether a start fails on a permanent failure
+	 * @param whileUnavailable what a start without Redis says decisions do meanwhile
+	 */
+	record Settings(ScriptRunner.Factory runner, String keyPrefix, Duration timeout, Duration connectTimeout,
+			@Nullable TimeSource timeSource, Duration expirySlack, boolean coalescing, boolean required,
+			String whileUnavailable) {
 
-	Duration timeout() {
-		return this.timeout;
-	}
-
-	Duration connectTimeout() {
-		return this.connectTimeout;
-	}
-
-	@Nullable TimeSource timeSource() {
-		return this.timeSource;
-	}
-
-	Duration expirySlack() {
-		return this.expirySlack;
-	}
-
-	boolean coalescing() {
-		return this.coalescing;
-	}
-
-	boolean required() {
-		return this.required;
-	}
-
-	String whileUnavailable() {
-		return this.whileUnavailable;
 	}
 
 }

@@ -81,7 +81,7 @@ final class RedisStoreLifecycle {
 	 * @param settings the store's settings
 	 */
 	RedisStoreLifecycle(ScriptRunner runner, RedisScriptCalls calls, RedisDecisionProtocol protocol,
-			RateLimitStore store, RedisStoreBuilder<?> settings) {
+			RateLimitStore store, RedisStoreBuilder.Settings settings) {
 		this.runner = runner;
 		this.calls = calls;
 		this.protocol = protocol;
