@@ -1,110 +1,84 @@
 -- sliding_window.lua: the estimate previous * (W - elapsed) / W + current, compared exactly.
--- Key      hash {w = window index, c = current count, p = previous count}; expires 2W after its window
---          starts (3W with the callers' clocks, skewed).
--- Args     sw, limit, window in µs.
--- State    { index = the window of current (nil when fresh), current, previous, expire = true|nil (set the
---          key's expiry when saved: permits were taken) }
--- Returns  the module: spec, load, acquire, refund, charge, save (rate_limit.lua says what each does).
--- Mirrors  io.github.ratelimit.algorithm.SlidingWindowState
+-- KEYS      key: hash {w = window index, c = current count, p = previous count}; expires 2W after its window
+--           starts (3W with the callers' clocks, skewed). A caller whose clock is behind the stored window
+--           counts into it.
+-- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] window in µs.
+-- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost, now
+--           (µs), max_delay, ttl_slack, skewed (1 when now is the caller's clock, else 0), commit, charging (a charge: count cost whatever is available),
+--           floor/max/min.
+-- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
+--           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
+--           With commit the permits are taken when allowed; a rejection writes nothing. Refund and reset
+--           set nothing.
+-- Mirrors   io.github.ratelimit.algorithm.SlidingWindowState.java
 
-local floor, max, min = math.floor, math.max, math.min
+local limit, w = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
 -- count * time products reach 2^105 where doubles are exact only below 2^53, so they are compared
 -- exactly (a window in µs, or a quotient smaller than one, is below 2^52).
-local exact = require('exact_products')
-
--- The window now falls in and its counts: a window later the current count is the previous one. A caller
--- whose clock is behind the stored window counts into it.
-local function roll(state, spec, now)
-  local index = floor(now / spec.window)
-  local stored, current, previous = state.index, state.current, state.previous
+--+ exact_products.lua
+if op == 'x' then
+  redis.call('DEL', key)
+else
+  local index = floor(now / w)
+  local state = redis.call('HMGET', key, 'w', 'c', 'p')
+  local stored = tonumber(state[1])
+  local current, previous = tonumber(state[2]) or 0, tonumber(state[3]) or 0
   if stored and stored > index then
     index = stored
   elseif stored ~= index then
     previous = (stored and index == stored + 1) and current or 0
     current = 0
   end
-  return index, current, previous
-end
-
--- The time from now until a state of the window index with permits in it is fresh again.
-local function lifetime(spec, index, now)
-  return 2 * spec.window - max(0, now - index * spec.window)
-end
-
-local function spec(args, at)
-  return { code = 'sw', limit = tonumber(args[at + 1]), window = tonumber(args[at + 2]) }, at + 3
-end
-
-local function load(key)
-  local stored = redis.call('HMGET', key, 'w', 'c', 'p')
-  return { index = tonumber(stored[1]), current = tonumber(stored[2]) or 0, previous = tonumber(stored[3]) or 0,
-    expire = false }
-end
-
-local function acquire(state, spec, now, cost)
-  local limit, w = spec.limit, spec.window
-  local index, current, previous = roll(state, spec, now)
   local elapsed = max(0, now - index * w)
   local weight = w - elapsed
-  -- The previous window's share: ceil(previous * weight / w), at most previous.
-  local share = exact.floor_mul_div(previous, weight, w)
-  if not exact.fits_under(previous, weight, share, w) then
-    share = share + 1
-  end
-  local reset_now = 0
-  if current > 0 then
-    reset_now = weight + w
-  elseif previous > 0 then
-    reset_now = weight
-  end
-  local free = limit - current - cost
-  if free >= 0 and exact.fits_under(previous, weight, free, w) then
-    return true, limit - current - share, reset_now, weight + w, 0,
-      { index = index, current = current + cost, previous = previous, expire = true }, state, 1
-  end
-  local retry = -1
-  if cost <= limit then
-    -- The smallest elapsed time e in a window with previous * (w - e) <= free * w; w when only the next
-    -- window helps, where current * (w - e) <= (limit - cost) * w must hold. A quotient of w or more
-    -- means e = 0.
-    local in_this_window = w
-    if free >= 0 then
-      in_this_window = (free >= previous) and 0 or (w - exact.floor_mul_div(free, w, previous))
+  if op == 'r' then
+    if stored then
+      local from_current = min(cost, current)
+      redis.call('HSET', key, 'w', index, 'c', current - from_current, 'p',
+        max(0, previous - (cost - from_current)))
     end
-    if in_this_window < w then
-      retry = in_this_window - elapsed
+  else
+    -- The previous window's share: ceil(previous * weight / w), at most previous.
+    local share = floor_mul_div(previous, weight, w)
+    if not fits_under(previous, weight, share, w) then
+      share = share + 1
+    end
+    available, delay = limit - current - share, 0
+    -- A charge counts its whole cost, up to a debt of one limit (LimitState.charged), and commits only
+    -- a cost above zero.
+    if charging then
+      cost = max(current, min(current + cost, 2 * limit, 9007199254740991)) - current
+      commit = commit and cost > 0
+    end
+    reset_now = 0
+    if current > 0 then
+      reset_now = weight + w
+    elseif previous > 0 then
+      reset_now = weight
+    end
+    local free = limit - current - cost
+    if charging or (free >= 0 and fits_under(previous, weight, free, w)) then
+      allowed, retry, reset_after = 1, 0, weight + w
+      if commit then
+        redis.call('HSET', key, 'w', index, 'c', current + cost, 'p', previous)
+        redis.call('PEXPIRE', key, max(1, -floor(-reset_after / 1000)) + ttl_slack + skewed * -floor(-w / 1000))
+      end
     else
-      retry = weight + ((limit - cost >= current) and 0 or (w - exact.floor_mul_div(limit - cost, w, current)))
+      allowed, retry, reset_after = 0, -1, reset_now
+      if cost <= limit then
+        -- The smallest elapsed time e in a window with previous * (w - e) <= free * w; w when only the
+        -- next window helps, where current * (w - e) <= (limit - cost) * w must hold. A quotient of
+        -- w or more means e = 0.
+        local in_this_window = w
+        if free >= 0 then
+          in_this_window = (free >= previous) and 0 or (w - floor_mul_div(free, w, previous))
+        end
+        if in_this_window < w then
+          retry = in_this_window - elapsed
+        else
+          retry = weight + ((limit - cost >= current) and 0 or (w - floor_mul_div(limit - cost, w, current)))
+        end
+      end
     end
   end
-  return false, limit - current - share, reset_now, reset_now, retry, state, state, 0
 end
-
-local function refund(state, spec, now, cost)
-  if not state.index then
-    return state
-  end
-  local index, current, previous = roll(state, spec, now)
-  local from_current = min(cost, current)
-  return { index = index, current = current - from_current, previous = max(0, previous - (cost - from_current)),
-    expire = false }
-end
-
-local function charge(state, spec, now, cost)
-  local index, current, previous = roll(state, spec, now)
-  local after = require('charged')(current, cost, spec.limit)
-  if after == current then
-    return state
-  end
-  return { index = index, current = after, previous = previous, expire = true }
-end
-
-local function save(key, spec, state, now, ttl_slack, skewed)
-  redis.call('HSET', key, 'w', state.index, 'c', state.current, 'p', state.previous)
-  if state.expire then
-    redis.call('PEXPIRE', key, max(1, -floor(-lifetime(spec, state.index, now) / 1000)) + ttl_slack
-      + skewed * -floor(-spec.window / 1000))
-  end
-end
-
-return { spec = spec, load = load, acquire = acquire, refund = refund, charge = charge, save = save }

@@ -13,13 +13,10 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * The Lua script behind every Redis decision,
  * {@code META-INF/ratelimit/scripts/rate_limit.lua}, with its SHA-1 for {@code EVALSHA}.
- * The script is made of modules, one file per algorithm (and a few helpers) in the same
- * directory. Redis has no {@code require}, so the loader joins them: each
- * {@code require('<module>')} outside a comment is replaced by the module's file, wrapped
- * in a function called on the spot ({@code (function() ... end)()}), whose value is what
- * the file returns; a module's own requires are joined the same way. So {@link #source()}
- * is the one chunk Redis runs, and a module's functions are made only when a call reaches
- * the place that requires it.
+ * The script includes one file per algorithm from the same directory: each line
+ * {@code --+ <file>} is replaced by that file's text when the script is loaded (and so
+ * are the lines {@code --+ <file>} of an included file), so {@link #source()} is the one
+ * chunk Redis runs.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -30,10 +27,7 @@ public final class RedisRateLimitScript {
 
 	private static final String DIRECTORY = LOCATION.substring(0, LOCATION.lastIndexOf('/') + 1);
 
-	private static final Pattern REQUIRE = Pattern.compile("require\\('([a-z_]+)'\\)");
-
-	/** Deeper than any chain of modules: a module that requires itself. */
-	private static final int MAX_DEPTH = 8;
+	private static final Pattern INCLUDE = Pattern.compile("^\\s*--\\+\\s*(\\S+)\\s*$");
 
 	@SuppressWarnings("rawtypes")
 	private final RedisScript<List> script;
@@ -45,7 +39,7 @@ public final class RedisRateLimitScript {
 	private RedisRateLimitScript() {
 		// Joined once: the RedisScript of a resource checks it for changes on every
 		// call, which in a fat jar means opening the nested jar per decision.
-		this.source = join(read(LOCATION), 0);
+		this.source = join(read(LOCATION));
 		this.script = RedisScript.of(this.source, List.class);
 		this.sha1 = this.script.getSha1();
 	}
@@ -83,28 +77,16 @@ public final class RedisRateLimitScript {
 		return this.source;
 	}
 
-	private static String join(String text, int depth) {
-		if (depth > MAX_DEPTH) {
-			throw new IllegalStateException("The modules of " + LOCATION + " require each other in a cycle");
-		}
+	private static String join(String text) {
 		StringBuilder joined = new StringBuilder(text.length() * 4);
 		for (String line : text.split("\n", -1)) {
-			Matcher require = REQUIRE.matcher(line);
-			if (line.stripLeading().startsWith("--") || !require.find()) {
+			Matcher include = INCLUDE.matcher(line);
+			if (include.matches()) {
+				joined.append(join(read(DIRECTORY + include.group(1))));
+			}
+			else {
 				joined.append(line).append('\n');
-				continue;
 			}
-			int from = 0;
-			do {
-				String module = DIRECTORY + require.group(1) + ".lua";
-				joined.append(line, from, require.start())
-					.append("(function()\n")
-					.append(join(read(module), depth + 1))
-					.append("end)()");
-				from = require.end();
-			}
-			while (require.find());
-			joined.append(line, from, line.length()).append('\n');
 		}
 		return joined.toString();
 	}

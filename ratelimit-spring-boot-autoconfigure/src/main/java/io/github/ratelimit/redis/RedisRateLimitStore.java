@@ -5,12 +5,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Consumer;
 
 import io.lettuce.core.AbstractRedisClient;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -31,34 +27,18 @@ import io.github.ratelimit.store.StoreArguments;
  * {@code TIME}, so instances with skewed clocks agree, unless a {@link TimeSource} is
  * given.
  * <p>
- * {@link #start()} connects, loads the script and warms the decision path up (a few
- * hundred peeks), so that the first requests after startup find a compiled, connected
- * store. A store that was not started connects on first use.
+ * {@link #start()} connects, loads the script and warms the decision path up, so that the
+ * first requests find a compiled, connected store; one not started connects on first use.
  * <p>
- * Time limits: once sent, a call must be answered within the
- * {@link Builder#timeout(Duration) timeout}, as the connection's I/O thread sees it, so
- * time this process spends too busy to run does not count against Redis; a call that
- * finds the connection being made waits for it up to the
- * {@link Builder#connectTimeout(Duration) connect timeout}; a closed connection fails
- * calls at once. No call waits longer than both timeouts together. A stalled, unreachable
- * or restarting Redis surfaces as a {@link RateLimitStoreException}
- * ({@link RateLimitStoreException#isTimeout() isTimeout()} tells a timeout apart), which
- * the failure-mode layer handles. On a client other than Lettuce (see
- * {@link #builderFor(RedisConnectionFactory)}) the timeout is the socket's read timeout,
- * and a call runs on its caller's thread.
+ * A stalled, unreachable or restarting Redis surfaces as a
+ * {@link RateLimitStoreException} within the time limits {@link RedisStoreBuilder}
+ * describes, which the failure-mode layer handles.
  * <p>
- * A decision that timed out may still run in Redis once it wakes up. When such a late
- * decision allowed, its permits are given back at once: the caller was answered without
- * them (by the failure mode), and a request holds permits only in the store whose
- * decision it got. Leaky bucket slots cannot be given back: a late one stays reserved
- * until it drains.
+ * A decision that timed out may still run once Redis wakes up; if it allowed, its permits
+ * are given back (the caller was answered by the failure mode without them).
  * <p>
- * Concurrent decisions on the same bucket, key and limits go to Redis together (unless
- * {@link Builder#coalescing(boolean) turned off}): while one such call is in flight, the
- * decisions that arrive wait for it, then go as one call of the script's batch operation,
- * which decides each in order exactly as a call of its own at that instant would. A lone
- * decision is sent at once. A request queued behind a call to a stalled Redis waits for
- * that call's timeout, then for its own.
+ * Concurrent decisions on one key go to Redis together unless
+ * {@link Builder#coalescing(boolean) turned off}.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -70,8 +50,6 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/** The default longest wait for a connection being made. */
 	public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
-	private static final Log logger = LogFactory.getLog(RedisRateLimitStore.class);
-
 	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
 			RedisRateLimitStore.class.getClassLoader());
 
@@ -81,7 +59,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private final RedisScriptCalls calls;
 
-	private final LongAdder lateRefunds = new LongAdder();
+	private final LateDecisions late;
 
 	private final RedisCoalescerScript batches;
 
@@ -96,25 +74,19 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		this.protocol = new RedisDecisionProtocol(new RedisKeys(settings.keyPrefix()), settings.timeSource(),
 				settings.expirySlack());
 		this.calls = new RedisScriptCalls(this.runner, settings.timeout(), settings.connectTimeout());
+		this.late = new LateDecisions(this.calls, this.protocol);
 		this.batches = new RedisCoalescerScript(this.calls, this.protocol,
-				(lane, cost) -> giveBack(lane.bucket(), lane.key(), lane.limits(), cost));
+				(lane, cost) -> this.late.giveBack(lane.bucket(), lane.key(), lane.limits(), cost));
 		this.coalescer = settings.coalescing() ? new DecisionCoalescer(this.batches, this.calls.maxWaitNanos()) : null;
 		this.lifecycle = new RedisStoreLifecycle(this.runner, this.calls, this.protocol, this, settings);
 	}
 
 	/**
-	 * Starts a builder on the application's connection factory, whichever its client. On
-	 * a {@link LettuceConnectionFactory} the store runs the script on a Lettuce
-	 * connection of its own (see {@link #builder(LettuceConnectionFactory)}). On any
-	 * other, it runs the script through Spring Data Redis, on the caller's thread: on a
-	 * {@code JedisConnectionFactory} with a pool of its own whose read timeout is the
-	 * store's {@link Builder#timeout(Duration) timeout} and connect timeout its
-	 * {@link Builder#connectTimeout(Duration) connect timeout}; on another client with
-	 * the client's own timeouts. Asynchronous calls then run on a bounded pool of the
-	 * store's threads.
-	 * <p>
-	 * Not an overload of {@code builder}: beside {@link #builder(AbstractRedisClient)} it
-	 * would need Lettuce's classes to compile, which an application on Jedis has not.
+	 * Starts a builder on the application's connection factory, whichever its client: a
+	 * {@link LettuceConnectionFactory} as {@link #builder(LettuceConnectionFactory)}
+	 * does; any other through Spring Data Redis (see {@link RedisStoreBuilder} for the
+	 * timeouts of each). Not an overload of {@code builder}, which would need Lettuce's
+	 * classes to compile, which an application on Jedis has not.
 	 * @param connectionFactory the connection factory
 	 * @return a new builder
 	 */
@@ -161,23 +133,19 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Connects, loads the script with {@code SCRIPT LOAD} and warms the decision path up,
-	 * waiting up to the connect timeout for Redis.
-	 * @throws IllegalStateException when Redis answers but refuses the script
-	 * @see #start(Duration)
+	 * Starts the store as {@link #start(Duration)} does, waiting up to the connect
+	 * timeout for Redis.
 	 */
 	public void start() {
 		this.lifecycle.start();
 	}
 
 	/**
-	 * Connects, loads the script with {@code SCRIPT LOAD} and warms the decision path up
-	 * with peeks on a key of its own, which write nothing. A Redis that cannot be used
-	 * within {@code wait} is logged with its cause ({@link RedisFailureCause}) and
-	 * connected to on first use, unless the failure is permanent and the store
-	 * {@link Builder#required(boolean) requires Redis}; a Redis that refuses the script
-	 * (scripting disabled, an ACL without {@code SCRIPT LOAD} or {@code EVALSHA}) fails
-	 * here, with Redis's reason. Starting a started store does nothing.
+	 * Connects, loads the script and warms the decision path up with peeks on a key of
+	 * its own. A Redis that cannot be used within {@code wait} is logged with its cause
+	 * ({@link RedisFailureCause}) and connected to on first use, unless the failure is
+	 * permanent and the store {@link Builder#required(boolean) requires Redis}. Starting
+	 * a started store does nothing.
 	 * @param wait how long to wait for Redis
 	 * @throws RedisStoreUnavailableException when Redis refuses the script, or when the
 	 * store requires Redis and it fails for a reason waiting will not fix
@@ -214,17 +182,16 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Returns how many decisions timed out, then ran in Redis and allowed, and had their
-	 * permits given back.
-	 * @return the count since the store was created
+	 * Returns how many decisions allowed after timing out, and had their permits given
+	 * back, since the store was created.
+	 * @return the count
 	 */
 	public long lateRefunds() {
-		return this.lateRefunds.sum();
+		return this.late.givenBack();
 	}
 
 	/**
-	 * Returns whether concurrent decisions on one key go to Redis together (see
-	 * {@link Builder#coalescing(boolean)}).
+	 * Returns whether concurrent decisions on one key go to Redis together.
 	 * @return {@code true} when coalescing
 	 */
 	public boolean isCoalescing() {
@@ -232,8 +199,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Returns how many decisions went to Redis in one script call with others (see
-	 * {@link Builder#coalescing(boolean)}).
+	 * Returns how many decisions went to Redis in one script call with others.
 	 * @return the count since the store was created; 0 when coalescing is off
 	 */
 	public long coalescedDecisions() {
@@ -265,11 +231,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				(reply) -> RedisDecisionProtocol.decision(reply, limits));
 	}
 
-	/**
-	 * Decides the requests in one call of the batch operation, in order, whatever their
-	 * number: what the coalescer sends for two or more. Tests compare it with one call
-	 * per request.
-	 */
+	/** Decides the requests in one batch call, in order, as the coalescer does. */
 	List<Decision> decideBatch(String bucket, String key, List<LimitSpec> limits, long[] costs,
 			long[] maxDelaysMicros) {
 		return this.batches.decideBatch(bucket, key, limits, costs, maxDelaysMicros);
@@ -295,8 +257,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	/**
 	 * Tells Redis this instance is alive and reads what the instances on this Redis and
-	 * key prefix share, in one call of the script's heartbeat operation (see the header
-	 * of {@code rate_limit.lua}).
+	 * key prefix share, in one call.
 	 * @param timeToLive how long this heartbeat counts this instance as alive
 	 * @return what the instances share
 	 * @throws RateLimitStoreException when Redis cannot answer
@@ -354,31 +315,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private CompletableFuture<List<Object>> sendDecision(String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros, boolean async) {
 		return this.calls.send(this.protocol.decide(bucket, key, limits, cost, maxDelayMicros), async,
-				lateDecision(bucket, key, limits, cost));
-	}
-
-	/**
-	 * Gives back the permits of a decision that allowed after its caller had been
-	 * answered without it.
-	 */
-	private Consumer<List<Object>> lateDecision(String bucket, String key, List<LimitSpec> limits, long cost) {
-		return (reply) -> {
-			try {
-				if (RedisDecisionProtocol.decision(reply, limits).allowed()) {
-					giveBack(bucket, key, limits, cost);
-				}
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Could not give back the permits of a late Redis decision", ex);
-			}
-		};
-	}
-
-	private void giveBack(String bucket, String key, List<LimitSpec> limits, long cost) {
-		this.lateRefunds.increment();
-		logger.debug(
-				"A Redis decision of bucket '" + bucket + "' allowed after it had timed out: giving its permits back");
-		this.calls.send(this.protocol.refund(bucket, key, limits, cost), false, null);
+				this.late.onLateReply(bucket, key, limits, cost));
 	}
 
 	/**

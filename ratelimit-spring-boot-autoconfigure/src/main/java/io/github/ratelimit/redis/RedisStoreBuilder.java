@@ -13,6 +13,19 @@ import io.github.ratelimit.TimeSource;
  * {@link RedisRateLimitStore#builderFor RedisRateLimitStore.builderFor(...)} or
  * {@link RedisRateLimitStore#builder(io.lettuce.core.AbstractRedisClient)
  * RedisRateLimitStore.builder(...)}. Each setter returns the builder it was called on.
+ * <p>
+ * Time limits: once sent, a call must be answered within the {@link #timeout(Duration)
+ * timeout}, as the connection's I/O thread sees it, so time the application spends too
+ * busy to run does not count against Redis; a call that finds the connection being made
+ * waits for it up to the {@link #connectTimeout(Duration) connect timeout}; a closed
+ * connection fails calls at once. No call waits longer than both timeouts together. A
+ * stalled, unreachable or restarting Redis surfaces as a
+ * {@link io.github.ratelimit.store.RateLimitStoreException} (whose {@code isTimeout()}
+ * tells a timeout apart). On a {@code JedisConnectionFactory} the store runs the script
+ * through Spring Data Redis on the caller's thread, with a pool of its own whose read
+ * timeout is the timeout and connect timeout the connect timeout; on another client than
+ * Lettuce or Jedis, with the client's own timeouts. Asynchronous calls then run on a
+ * bounded pool of the store's threads.
  *
  * @param <B> the builder's type
  * @author ratelimit-spring-boot-starter authors
@@ -119,7 +132,8 @@ public abstract sealed class RedisStoreBuilder<B extends RedisStoreBuilder<B>> p
 	 * together: while one such call is in flight, the decisions that arrive wait for it
 	 * and then go as one script call (up to 128 of them), which decides each in order as
 	 * if it had been sent alone. A lone decision is sent at once. Saves Redis calls on
-	 * hot keys, never changes a decision; {@code true} by default.
+	 * hot keys, never changes a decision; {@code true} by default. A decision queued
+	 * behind a call to a stalled Redis waits for that call's timeout, then for its own.
 	 * @param coalescing whether to coalesce decisions
 	 * @return this builder
 	 */
