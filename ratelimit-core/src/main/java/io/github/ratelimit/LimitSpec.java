@@ -261,7 +261,7 @@ public final class LimitSpec {
 	 */
 	public static final class Builder {
 
-		private long limit;
+		private @Nullable Long limit;
 
 		private @Nullable Duration window;
 
@@ -339,67 +339,92 @@ public final class LimitSpec {
 		/**
 		 * Validates the values and builds the spec.
 		 * @return the spec
-		 * @throws IllegalArgumentException naming the first invalid value
+		 * @throws InvalidLimitSpecException naming the first invalid value
 		 */
 		public LimitSpec build() {
-			if (this.limit <= 0) {
-				throw new IllegalArgumentException("limit must be positive but was " + this.limit);
-			}
-			if (this.limit > MAX_LIMIT) {
-				throw new IllegalArgumentException(
-						"limit must be at most " + MAX_LIMIT + " (2^53 - 1) but was " + this.limit);
-			}
-			if (this.algorithm == Algorithm.SLIDING_LOG && this.limit > MAX_SLIDING_LOG_LIMIT) {
-				throw new IllegalArgumentException("limit of sliding-log must be at most " + MAX_SLIDING_LOG_LIMIT
-						+ " (it keeps one entry per permit) but was " + this.limit
-						+ "; use sliding-window-counter for larger limits");
+			Long limit = this.limit;
+			if (limit == null) {
+				throw invalid("limit", "must be set", null);
 			}
 			Duration window = this.window;
 			if (window == null) {
-				throw new IllegalArgumentException("window must be set");
+				throw invalid("window", "must be set", null);
+			}
+			long burst = (this.burst != null) ? this.burst : limit;
+			check(limit, window, burst);
+			return new LimitSpec(limit, window, this.algorithm, burst, this.segments);
+		}
+
+		/**
+		 * The rules of every limit, whichever way it was set; each names one field, so
+		 * that the caller can name the property, attribute or expression it came from.
+		 */
+		private void check(long limit, Duration window, long burst) {
+			if (limit <= 0) {
+				throw invalid("limit", "must be positive", limit);
+			}
+			if (limit > MAX_LIMIT) {
+				throw invalid("limit", "must be at most " + MAX_LIMIT + " (2^53 - 1)", limit);
+			}
+			if (this.algorithm == Algorithm.SLIDING_LOG && limit > MAX_SLIDING_LOG_LIMIT) {
+				throw new InvalidLimitSpecException("limit",
+						"must be at most " + MAX_SLIDING_LOG_LIMIT
+								+ " with sliding-log (it keeps one entry per permit)",
+						limit, "use sliding-window-counter for larger limits");
 			}
 			if (window.isNegative() || window.isZero()) {
-				throw new IllegalArgumentException("window must be positive but was " + Durations.format(window));
+				throw invalid("window", "must be positive", Durations.format(window));
 			}
 			if (window.compareTo(MAX_WINDOW) > 0) {
-				throw new IllegalArgumentException(
-						"window must be at most " + MAX_WINDOW.toDays() + "d but was " + Durations.format(window));
+				throw invalid("window", "must be at most " + MAX_WINDOW.toDays() + "d", Durations.format(window));
 			}
 			if (window.toNanos() < MIN_WINDOW_MICROS * 1000L) {
-				throw new IllegalArgumentException("window must be at least 1ms but was " + Durations.format(window));
+				throw invalid("window", "must be at least 1ms", Durations.format(window));
 			}
 			if (window.toNanos() % 1000L != 0) {
-				throw new IllegalArgumentException("window must be a whole number of microseconds but was " + window);
+				throw invalid("window", "must be a whole number of microseconds", window);
 			}
-			long burst = (this.burst != null) ? this.burst : this.limit;
 			if (burst <= 0) {
-				throw new IllegalArgumentException("burst must be positive but was " + burst);
+				throw invalid("burst", "must be positive", burst);
 			}
 			if (burst > MAX_LIMIT) {
-				throw new IllegalArgumentException(
-						"burst must be at most " + MAX_LIMIT + " (2^53 - 1) but was " + burst);
+				throw invalid("burst", "must be at most " + MAX_LIMIT + " (2^53 - 1)", burst);
 			}
 			if (this.segments < 2) {
-				throw new IllegalArgumentException("segments must be at least 2 but was " + this.segments);
+				throw invalid("segments", "must be at least 2", this.segments);
 			}
+			long windowMillis = window.toNanos() / 1000L / MIN_WINDOW_MICROS;
 			if (this.algorithm == Algorithm.SLIDING_WINDOW_COUNTER
 					&& window.toNanos() / 1000L / this.segments < MIN_WINDOW_MICROS) {
-				throw new IllegalArgumentException("window / segments must be at least 1ms but window "
-						+ Durations.format(window) + " / segments " + this.segments + " is shorter");
+				throw invalid("segments", "must be at most " + windowMillis + " with window " + Durations.format(window)
+						+ " (each sub-window must be at least 1ms)", this.segments);
 			}
 			if (this.algorithm.usesBurst()) {
-				long interval = window.toNanos() / this.limit;
+				long interval = window.toNanos() / limit;
 				if (interval < 1) {
-					throw new IllegalArgumentException("limit " + this.limit + " per window " + Durations.format(window)
-							+ " is more than one permit per nanosecond");
+					throw invalid(
+							"limit", "must be at most " + window.toNanos() + " per window " + Durations.format(window)
+									+ " with " + this.algorithm.propertyValue() + " (one permit per nanosecond)",
+							limit);
 				}
-				if (burst > MAX_BURST_INTERVAL_NANOS / interval) {
-					throw new IllegalArgumentException(
-							"burst " + burst + " with limit " + this.limit + " per window " + Durations.format(window)
-									+ " takes more than 104 days to refill; use a smaller burst or window");
+				long maxBurst = MAX_BURST_INTERVAL_NANOS / interval;
+				if (maxBurst < 1) {
+					throw new InvalidLimitSpecException(
+							"window", "must be at most 104 days per permit with " + this.algorithm.propertyValue()
+									+ " (limit " + limit + ")",
+							Durations.format(window), "use a larger limit or a shorter window");
+				}
+				if (burst > maxBurst) {
+					throw new InvalidLimitSpecException("burst",
+							"must be at most " + maxBurst + " with limit " + limit + " per window "
+									+ Durations.format(window) + " (a longer refill than 104 days is not kept exactly)",
+							burst, "use a smaller burst or window");
 				}
 			}
-			return new LimitSpec(this.limit, window, this.algorithm, burst, this.segments);
+		}
+
+		private static InvalidLimitSpecException invalid(String field, String reason, @Nullable Object value) {
+			return new InvalidLimitSpecException(field, reason, value, null);
 		}
 
 	}

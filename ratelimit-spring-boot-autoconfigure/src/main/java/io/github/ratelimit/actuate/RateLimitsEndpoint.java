@@ -20,6 +20,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import io.github.ratelimit.Durations;
+import io.github.ratelimit.InvalidLimitSpecException;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.acquire.Outcome;
 import io.github.ratelimit.bucket.BucketDefinition;
@@ -140,8 +141,8 @@ public class RateLimitsEndpoint {
 	 * @param limit the permits per window that apply to this key, for a bucket whose
 	 * limit is set per call; {@code null} otherwise
 	 * @return the state, or {@code null} (404) for an unknown bucket
-	 * @throws InvalidEndpointRequestException (400) for a {@code limit} below 1, or given
-	 * for a bucket whose limits do not depend on the call
+	 * @throws InvalidEndpointRequestException (400) for a {@code limit} no limit may
+	 * have, or given for a bucket whose limits do not depend on the call
 	 */
 	@ReadOperation
 	public @Nullable KeyDescriptor key(@Selector String bucket, @Selector String key, @Nullable Long limit) {
@@ -157,11 +158,13 @@ public class RateLimitsEndpoint {
 						"Bucket '" + bucket + "' has the same limits for every " + "call; read it without 'limit'",
 						"limit does not apply to bucket '" + bucket + "'");
 			}
-			if (limit < 1) {
-				throw new InvalidEndpointRequestException("limit must be at least 1 but was " + limit,
-						"limit must be at least 1");
+			try {
+				specs = definition.limitsWith(limit);
 			}
-			specs = definition.limitsWith(limit);
+			catch (InvalidLimitSpecException ex) {
+				throw new InvalidEndpointRequestException(String.valueOf(ex.getMessage()),
+						ex.getField() + " " + ex.getReason());
+			}
 		}
 		else if (perCall != null) {
 			return new KeyDescriptor(bucket, key, null, null, null, null, List.of(), perCall);

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 
+import io.github.ratelimit.InvalidLimitSpecException;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.acquire.Acquisition;
 import io.github.ratelimit.acquire.PermitRequest;
@@ -133,14 +134,21 @@ final class CallPlanner {
 			// Configuration overrides what the code says, limitExpression included.
 			return operation.bucket().limits();
 		}
-		Object value = evaluate(expression, context, operation.where("limitExpression"));
+		String where = operation.where("limitExpression");
+		Object value = evaluate(expression, context, where);
 		Long limit = RateLimitExpressions.wholeNumber(value);
-		if (limit == null || limit < 1) {
-			throw new IllegalArgumentException(
-					operation.where("limitExpression") + ": '" + expression.getExpressionString()
-							+ "' must evaluate to a whole number >= 1 but was " + describe(value));
+		if (limit == null) {
+			throw new IllegalArgumentException(where + ": '" + expression.getExpressionString()
+					+ "' must evaluate to a whole number but was " + describe(value));
 		}
-		return operation.bucket().limitsWith(limit);
+		try {
+			return operation.bucket().limitsWith(limit);
+		}
+		catch (InvalidLimitSpecException ex) {
+			// The limit's own rules, in the words configuration and live changes get.
+			throw new IllegalArgumentException(
+					where + ": '" + expression.getExpressionString() + "' gave " + ex.getMessage(), ex);
+		}
 	}
 
 	private boolean isTrue(Expression expression, EvaluationContext context, String where) {

@@ -20,6 +20,7 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.bucket.BucketSettings;
 import io.github.ratelimit.bucket.LimitSettings;
 import io.github.ratelimit.bucket.LimitSettingsParser;
+import io.github.ratelimit.bucket.LiveLimits;
 
 /**
  * Reads a live override with Spring Boot's binder into the class that each limit of
@@ -32,7 +33,7 @@ final class LiveLimitSettingsParser implements LimitSettingsParser {
 
 	private static final String ROOT = "override";
 
-	private static final String LIMIT_FIELDS = "(limit|window|burst|segments|algorithm)";
+	private static final String LIMIT_FIELDS = "(" + String.join("|", LimitSettings.FIELDS) + ")";
 
 	private static final Pattern KNOWN = Pattern.compile(LIMIT_FIELDS + "|limits\\[(\\d{1,3})\\]\\." + LIMIT_FIELDS);
 
@@ -44,9 +45,8 @@ final class LiveLimitSettingsParser implements LimitSettingsParser {
 		fields.forEach((name, value) -> {
 			Matcher matcher = KNOWN.matcher(name);
 			if (!matcher.matches()) {
-				throw new IllegalArgumentException(prefix + name
-						+ ": not a limit setting; use limit, window, burst, segments or algorithm (and 'index' for"
-						+ " one of several limits)");
+				throw new IllegalArgumentException(prefix + name + ": not a limit setting; use "
+						+ LiveLimits.fieldList() + " (and 'index' for one of several limits)");
 			}
 			if (matcher.group(1) != null) {
 				single.put(matcher.group(1), value);

@@ -3,6 +3,7 @@ package io.github.ratelimit.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.validation.Errors;
 
 import io.github.ratelimit.bucket.LimitSettings;
@@ -28,13 +29,21 @@ final class RateLimitPropertiesValidator {
 			errors.rejectValue("key-prefix", "invalid",
 					"must be non-empty and must not contain braces (they would break Redis Cluster hash tags)");
 		}
-		Duration timeout = properties.getRedis().getTimeout();
-		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-			errors.rejectValue("redis.timeout", "invalid", "must be positive");
+		validateRedis(properties.getRedis(), errors);
+		RateLimitProperties.Breaker breaker = properties.getBreaker();
+		positive("breaker.window", breaker.getWindow(), errors);
+		int threshold = breaker.getFailureRateThreshold();
+		if (threshold < 1 || threshold > 100) {
+			errors.rejectValue("breaker.failure-rate-threshold", "invalid", "must be a percentage between 1 and 100");
 		}
-		if (properties.getMemory().getMaxKeys() < 1) {
-			errors.rejectValue("memory.max-keys", "invalid", "must be at least 1");
+		positive("breaker.wait-in-open-state", breaker.getWaitInOpenState(), errors);
+		atLeastOne("breaker.probes", breaker.getProbes(), errors);
+		atLeastOne("fallback.remembered-keys", properties.getFallback().getRememberedKeys(), errors);
+		Integer instances = properties.getFallback().getInstances();
+		if (instances != null) {
+			atLeastOne("fallback.instances", instances, errors);
 		}
+		atLeastOne("memory.max-keys", properties.getMemory().getMaxKeys(), errors);
 		double nearLimitShare = properties.getMetrics().getNearLimitShare();
 		if (!(nearLimitShare >= 0 && nearLimitShare <= 1)) {
 			errors.rejectValue("metrics.near-limit-share", "invalid",
@@ -59,7 +68,40 @@ final class RateLimitPropertiesValidator {
 			defaults.toSpec();
 		}
 		catch (InvalidLimitException ex) {
+			// The value is shown beside the reason: the reason alone, in LimitSpec's
+			// words.
 			errors.rejectValue("defaults." + ex.getField(), "invalid", ex.getReason());
+		}
+	}
+
+	/**
+	 * The Redis store's settings, checked whichever store is chosen, as every other
+	 * setting is: a mistake does not wait for the store to be switched on to show.
+	 */
+	@SuppressWarnings("deprecation")
+	private static void validateRedis(RateLimitProperties.Redis redis, Errors errors) {
+		positive("redis.timeout", redis.getTimeout(), errors);
+		positive("redis.connect-timeout", redis.getConnectTimeout(), errors);
+		positive("redis.heartbeat-interval", redis.getHeartbeatInterval(), errors);
+		if (redis.getLiveLimitsPollInterval() != null) {
+			positive("redis.live-limits-poll-interval", redis.getLiveLimitsPollInterval(), errors);
+		}
+		RateLimitProperties.LocalRejections local = redis.getLocalRejections();
+		if (local.isEnabled()) {
+			atLeastOne("redis.local-rejections.max-keys", local.getMaxKeys(), errors);
+			positive("redis.local-rejections.max-age", local.getMaxAge(), errors);
+		}
+	}
+
+	private static void positive(String field, @Nullable Duration value, Errors errors) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			errors.rejectValue(field, "invalid", "must be positive");
+		}
+	}
+
+	private static void atLeastOne(String field, long value, Errors errors) {
+		if (value < 1) {
+			errors.rejectValue(field, "invalid", "must be at least 1");
 		}
 	}
 

@@ -11,7 +11,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -67,7 +66,7 @@ class RedisStoreConfiguration {
 		RedisRateLimitStore store = RedisRateLimitStore.builderFor(redisConnectionFactory)
 			.keyPrefix(properties.getKeyPrefix())
 			.timeout(redis.getTimeout())
-			.connectTimeout(positive("ratelimit.redis.connect-timeout", redis.getConnectTimeout()))
+			.connectTimeout(redis.getConnectTimeout())
 			.timeSource((redis.getTimeSource() == TimeSourceType.LOCAL) ? TimeSource.system() : null)
 			.coalescing(redis.getCoalescing().isEnabled())
 			.required(properties.getStore() == RateLimitProperties.StoreType.REDIS)
@@ -80,12 +79,12 @@ class RedisStoreConfiguration {
 		FailoverRateLimitStore.Builder failover = FailoverRateLimitStore.builder(store, fallback)
 			.failureMode(properties.getFailureMode())
 			.breaker(breaker(properties.getBreaker()))
-			.rememberedKeys(atLeastOne("ratelimit.fallback.remembered-keys", fallbackSettings.getRememberedKeys()))
+			.rememberedKeys(fallbackSettings.getRememberedKeys())
 			.rejectionCache(rejectionCache(redis.getLocalRejections()))
 			.primaryConnected(store::isConnected);
 		Integer instances = fallbackSettings.getInstances();
 		if (instances != null) {
-			failover.instances(atLeastOne("ratelimit.fallback.instances", instances));
+			failover.instances(instances);
 		}
 		return failover.build();
 	}
@@ -107,8 +106,7 @@ class RedisStoreConfiguration {
 		if (!local.isEnabled()) {
 			return null;
 		}
-		return new RejectionCache(atLeastOne("ratelimit.redis.local-rejections.max-keys", local.getMaxKeys()),
-				positive("ratelimit.redis.local-rejections.max-age", local.getMaxAge()));
+		return new RejectionCache(local.getMaxKeys(), local.getMaxAge());
 	}
 
 	/**
@@ -203,34 +201,17 @@ class RedisStoreConfiguration {
 	private static Duration heartbeatInterval(RateLimitProperties.Redis redis) {
 		Duration poll = redis.getLiveLimitsPollInterval();
 		if (poll != null) {
-			return positive("ratelimit.redis.live-limits-poll-interval", poll);
+			return poll;
 		}
-		return positive("ratelimit.redis.heartbeat-interval", redis.getHeartbeatInterval());
+		return redis.getHeartbeatInterval();
 	}
 
+	/**
+	 * The breaker's settings, checked when the properties were bound.
+	 */
 	private static BreakerSettings breaker(RateLimitProperties.Breaker breaker) {
-		int threshold = breaker.getFailureRateThreshold();
-		if (threshold < 1 || threshold > 100) {
-			throw new InvalidConfigurationPropertyValueException("ratelimit.breaker.failure-rate-threshold", threshold,
-					"must be a percentage between 1 and 100");
-		}
-		return new BreakerSettings(positive("ratelimit.breaker.window", breaker.getWindow()), threshold,
-				positive("ratelimit.breaker.wait-in-open-state", breaker.getWaitInOpenState()),
-				atLeastOne("ratelimit.breaker.probes", breaker.getProbes()));
-	}
-
-	private static Duration positive(String property, Duration value) {
-		if (value == null || value.isNegative() || value.isZero()) {
-			throw new InvalidConfigurationPropertyValueException(property, value, "must be positive");
-		}
-		return value;
-	}
-
-	private static int atLeastOne(String property, int value) {
-		if (value < 1) {
-			throw new InvalidConfigurationPropertyValueException(property, value, "must be at least 1");
-		}
-		return value;
+		return new BreakerSettings(breaker.getWindow(), breaker.getFailureRateThreshold(), breaker.getWaitInOpenState(),
+				breaker.getProbes());
 	}
 
 	/**

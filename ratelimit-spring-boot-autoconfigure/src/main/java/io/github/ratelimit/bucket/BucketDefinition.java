@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.ratelimit.InvalidLimitSpecException;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.acquire.Bucket;
 import io.github.ratelimit.acquire.LimitMode;
@@ -132,7 +133,8 @@ public final class BucketDefinition {
 	 * per-call {@code limitExpression} (plans, tiers). The other settings stay.
 	 * @param limit the permits per window for this call
 	 * @return the limits to enforce
-	 * @throws IllegalArgumentException when {@code limit} is not positive
+	 * @throws InvalidLimitSpecException when the limits with {@code limit} break a rule
+	 * of {@link LimitSpec} (a limit that is not positive, too large for the algorithm)
 	 */
 	public List<LimitSpec> limitsWith(long limit) {
 		// One read: limits and cache belong to the same version of the bucket.

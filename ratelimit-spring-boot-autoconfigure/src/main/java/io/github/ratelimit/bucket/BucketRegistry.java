@@ -403,9 +403,7 @@ public final class BucketRegistry {
 						+ field + ", or ratelimit.defaults." + field + requirement(ex.getReason()) + ", e.g. " + example
 						+ ".";
 			}
-			throw new InvalidBucketException(name,
-					where + ": " + ex.getReason() + ((ex.getValue() != null) ? " but was " + ex.getValue() : ""),
-					action);
+			throw new InvalidBucketException(name, where + ": " + ex.getProblem(), action);
 		}
 	}
 

@@ -1,10 +1,12 @@
 package io.github.ratelimit.bucket;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.InvalidLimitSpecException;
 import io.github.ratelimit.LimitSpec;
 
 /**
@@ -21,6 +23,12 @@ import io.github.ratelimit.LimitSpec;
  */
 public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit, @Nullable Duration window,
 		@Nullable Long burst, @Nullable Integer segments) {
+
+	/**
+	 * The names of the settings, as properties ({@code ratelimit.buckets.<name>.limit})
+	 * and live changes write them; what reads or lists them by name reads this list.
+	 */
+	public static final List<String> FIELDS = List.of("limit", "window", "burst", "segments", "algorithm");
 
 	/** Settings that set nothing. */
 	public static final LimitSettings NONE = new LimitSettings(null, null, null, null, null);
@@ -48,33 +56,21 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 	}
 
 	/**
-	 * Builds the spec; every field must be set except burst and segments.
+	 * Builds the spec; every field must be set except burst and segments. The checks are
+	 * {@link LimitSpec}'s own, so a limit is refused in the same words however it was
+	 * set.
 	 * @return the spec
 	 * @throws InvalidLimitException naming the field at fault
 	 */
 	public LimitSpec toSpec() {
-		if (this.limit == null) {
-			throw new InvalidLimitException("limit", null, "must be set");
-		}
-		if (this.window == null) {
-			throw new InvalidLimitException("window", null, "must be set");
-		}
-		if (this.limit <= 0) {
-			throw new InvalidLimitException("limit", this.limit, "must be positive");
-		}
-		if (this.window.isNegative() || this.window.isZero()) {
-			throw new InvalidLimitException("window", this.window, "must be positive");
-		}
-		if (this.burst != null && this.burst <= 0) {
-			throw new InvalidLimitException("burst", this.burst, "must be positive");
-		}
-		if (this.segments != null && this.segments < 2) {
-			throw new InvalidLimitException("segments", this.segments, "must be at least 2");
-		}
 		LimitSpec.Builder builder = LimitSpec.builder()
-			.limit(this.limit)
-			.window(this.window)
 			.algorithm((this.algorithm != null) ? this.algorithm : Algorithm.TOKEN_BUCKET);
+		if (this.limit != null) {
+			builder.limit(this.limit);
+		}
+		if (this.window != null) {
+			builder.window(this.window);
+		}
 		if (this.burst != null) {
 			builder.burst(this.burst);
 		}
@@ -84,12 +80,8 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 		try {
 			return builder.build();
 		}
-		catch (IllegalArgumentException ex) {
-			String message = String.valueOf(ex.getMessage());
-			String field = message.startsWith("burst") ? "burst"
-					: message.startsWith("segments") || message.startsWith("window / segments") ? "segments"
-							: message.startsWith("limit") ? "limit" : "window";
-			throw new InvalidLimitException(field, null, message);
+		catch (InvalidLimitSpecException ex) {
+			throw new InvalidLimitException(ex);
 		}
 	}
 
@@ -101,17 +93,11 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 
 		private static final long serialVersionUID = 1L;
 
-		private final String field;
+		private final InvalidLimitSpecException invalid;
 
-		private final @Nullable Object value;
-
-		private final String reason;
-
-		InvalidLimitException(String field, @Nullable Object value, String reason) {
-			super(field + ((value != null) ? " " + value : "") + ": " + reason);
-			this.field = field;
-			this.value = value;
-			this.reason = reason;
+		InvalidLimitException(InvalidLimitSpecException invalid) {
+			super(invalid.getMessage(), invalid);
+			this.invalid = invalid;
 		}
 
 		/**
@@ -120,15 +106,15 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 		 * @return the field name
 		 */
 		public String getField() {
-			return this.field;
+			return this.invalid.getField();
 		}
 
 		/**
-		 * Returns the value at fault, when known.
-		 * @return the value or {@code null}
+		 * Returns the value at fault, as text.
+		 * @return the value or {@code null} when the field is not set
 		 */
 		public @Nullable Object getValue() {
-			return this.value;
+			return this.invalid.getValue();
 		}
 
 		/**
@@ -136,7 +122,16 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 		 * @return the reason
 		 */
 		public String getReason() {
-			return this.reason;
+			return this.invalid.getReason();
+		}
+
+		/**
+		 * Returns the problem without the field's name, in the words every way of setting
+		 * a limit reports it: see {@link InvalidLimitSpecException#getProblem()}.
+		 * @return the problem
+		 */
+		public String getProblem() {
+			return this.invalid.getProblem();
 		}
 
 	}

@@ -118,8 +118,8 @@ public final class LiveLimits {
 	public BucketDefinition set(String bucket, Map<String, String> fields, String changedBy) {
 		checkWritable();
 		if (fields.isEmpty()) {
-			throw new ChangeRejectedException(ChangeRejectedException.Reason.INVALID, "ratelimit.buckets." + bucket
-					+ ": set at least one of limit, window, burst, segments or algorithm");
+			throw new ChangeRejectedException(ChangeRejectedException.Reason.INVALID,
+					"ratelimit.buckets." + bucket + ": set at least one of " + fieldList());
 		}
 		if (this.registry.find(bucket) == null) {
 			throw unknown(bucket);
@@ -133,6 +133,15 @@ public final class LiveLimits {
 			}
 		}
 		throw contended(bucket);
+	}
+
+	/**
+	 * Lists the settings a change can set, for messages.
+	 * @return e.g. {@code limit, window, burst, segments or algorithm}
+	 */
+	public static String fieldList() {
+		List<String> fields = LimitSettings.FIELDS;
+		return String.join(", ", fields.subList(0, fields.size() - 1)) + " or " + fields.get(fields.size() - 1);
 	}
 
 	/**
