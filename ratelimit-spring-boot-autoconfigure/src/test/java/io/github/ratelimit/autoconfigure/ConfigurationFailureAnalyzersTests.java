@@ -48,8 +48,7 @@ class ConfigurationFailureAnalyzersTests {
 		FailureAnalysis analysis = analyze(
 				this.runner.withPropertyValues("ratelimit.buckets.login.limit=5", "ratelimit.buckets.login.window=0s"),
 				new InvalidRateLimitConfigurationFailureAnalyzer());
-		assertThat(analysis.getDescription())
-			.isEqualTo("ratelimit.buckets.login.window: must be positive but was 0ms");
+		assertThat(analysis.getDescription()).isEqualTo("ratelimit.buckets.login.window: must be positive but was 0ms");
 		assertThat(analysis.getAction()).isEqualTo("Set ratelimit.buckets.login.window to a value that is positive, "
 				+ "e.g. ratelimit.buckets.login.window=1m, or remove it to use ratelimit.defaults.window.");
 	}

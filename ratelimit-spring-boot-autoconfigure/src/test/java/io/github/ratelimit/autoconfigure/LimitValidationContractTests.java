@@ -1,0 +1,211 @@
+package io.github.ratelimit.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.actuate.RateLimitsEndpoint;
+import io.github.ratelimit.annotation.RateLimited;
+import io.github.ratelimit.bucket.LiveLimits.ChangeRejectedException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * One rule for every limit: what startup refuses, a live change through the endpoint
+ * refuses with the same message; and a value every way of setting a limit refuses
+ * (property, annotation, filter rule, per-call {@code limitExpression}, the endpoint's
+ * per-call read) is refused in the same words after each one's own name of the value.
+ */
+class LimitValidationContractTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitAopAutoConfiguration.class,
+				RateLimitEndpointAutoConfiguration.class))
+		.withPropertyValues("management.endpoints.web.exposure.include=ratelimits",
+				"ratelimit.endpoint.limits-write-enabled=true");
+
+	static Stream<Arguments> refusedSettings() {
+		return Stream.of(
+				refused("negative limit", Map.of("limit", "-1"),
+						"ratelimit.buckets.api.limit: must be positive but was -1"),
+				refused("zero window", Map.of("window", "0s"),
+						"ratelimit.buckets.api.window: must be positive but was 0ms"),
+				refused("window under 1ms", Map.of("window", "999us"),
+						"ratelimit.buckets.api.window: must be at least 1ms but was 999us"),
+				refused("window with a fraction of a microsecond", Map.of("window", "1000500ns"),
+						"ratelimit.buckets.api.window: must be a whole number of microseconds but was PT0.0010005S"),
+				refused("burst below 1", Map.of("algorithm", "token-bucket", "burst", "0"),
+						"ratelimit.buckets.api.burst: must be positive but was 0"),
+				refused("segments below 2", Map.of("algorithm", "sliding-window-counter", "segments", "1"),
+						"ratelimit.buckets.api.segments: must be at least 2 but was 1"),
+				refused("sliding-log does not take a limit that large",
+						Map.of("algorithm", "sliding-log", "limit", "2000000"),
+						"ratelimit.buckets.api.limit: must be at most 1000000 with sliding-log (it keeps one entry per"
+								+ " permit) but was 2000000; use sliding-window-counter for larger limits"),
+				refused("sliding-window-counter does not take sub-windows under 1ms",
+						Map.of("algorithm", "sliding-window-counter", "window", "10ms", "segments", "11"),
+						"ratelimit.buckets.api.segments: must be at most 10 with window 10ms (each sub-window must be"
+								+ " at least 1ms) but was 11"),
+				refused("token-bucket does not take more than a permit per nanosecond",
+						Map.of("algorithm", "token-bucket", "limit", "2000000", "window", "1ms"),
+						"ratelimit.buckets.api.limit: must be at most 1000000 per window 1ms with token-bucket (one"
+								+ " permit per nanosecond) but was 2000000"),
+				refused("gcra does not take a burst that takes over 104 days to refill",
+						Map.of("algorithm", "gcra", "limit", "1", "window", "1d", "burst", "105"),
+						"ratelimit.buckets.api.burst: must be at most 104 with limit 1 per window 1d (a longer refill"
+								+ " than 104 days is not kept exactly) but was 105; use a smaller burst or window"),
+				Arguments.of("leaky-bucket on a method with refundWhen", "refunds", Refunds.class,
+						Map.of("algorithm", "leaky-bucket"),
+						"@RateLimited(refundWhen) on LimitValidationContractTests.Refunds.call(): bucket 'refunds'"
+								+ " uses LEAKY_BUCKET, whose slots cannot be given back once handed out ([10/1m"
+								+ " leaky-bucket]); remove refundWhen '#result == null' or choose another algorithm"));
+	}
+
+	private static Arguments refused(String name, Map<String, String> settings, String message) {
+		return Arguments.of(name, "api", null, settings, message);
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("refusedSettings")
+	void theLiveEndpointRefusesWhatStartupRefusesWithTheSameMessage(String name, String bucket, @Nullable Class<?> user,
+			Map<String, String> settings, String message) {
+		ApplicationContextRunner runner = this.runner.withPropertyValues("ratelimit.buckets." + bucket + ".limit=10",
+				"ratelimit.buckets." + bucket + ".window=1m");
+		if (user != null) {
+			runner = runner.withBean(user);
+		}
+		List<String> bad = new ArrayList<>();
+		settings.forEach((field, value) -> bad.add("ratelimit.buckets." + bucket + "." + field + "=" + value));
+		runner.withPropertyValues(bad.toArray(String[]::new)).run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new InvalidRateLimitConfigurationFailureAnalyzer()
+				.analyze(context.getStartupFailure());
+			assertThat(analysis).as("failure analysis of %s", context.getStartupFailure()).isNotNull();
+			assertThat(analysis.getDescription()).isEqualTo(message);
+		});
+		runner.run((context) -> {
+			assertThat(context).hasNotFailed();
+			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+			assertThatExceptionOfType(ChangeRejectedException.class)
+				.isThrownBy(() -> endpoint.setLimits(bucket, settings.get("limit"), settings.get("window"),
+						settings.get("burst"), settings.get("segments"), settings.get("algorithm"), null,
+						SecurityContext.NONE))
+				.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(ChangeRejectedException.Reason.INVALID))
+				.withMessage(message);
+		});
+	}
+
+	static Stream<Arguments> refusedLimits() {
+		return Stream.of(Arguments.of(-1L, "must be positive but was -1"),
+				Arguments.of(2_000_000L, "must be at most 1000000 with sliding-log (it keeps one entry per permit)"
+						+ " but was 2000000; use sliding-window-counter for larger limits"));
+	}
+
+	@ParameterizedTest(name = "limit {0}")
+	@MethodSource("refusedLimits")
+	void everyWayOfSettingALimitRefusesItInTheSameWords(long limit, String problem) {
+		Map<String, String> messages = new LinkedHashMap<>();
+		this.runner
+			.withPropertyValues("ratelimit.buckets.api.algorithm=sliding-log", "ratelimit.buckets.api.limit=" + limit)
+			.run((context) -> messages.put("property", analyzed(context.getStartupFailure())));
+		Class<?> annotated = (limit < 0) ? AnnotatedNegativeLimit.class : AnnotatedLargeLimit.class;
+		this.runner.withPropertyValues("ratelimit.defaults.algorithm=sliding-log")
+			.withBean(annotated)
+			.run((context) -> messages.put("annotation", analyzed(context.getStartupFailure())));
+		new WebApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(RateLimitAutoConfiguration.class, RateLimitWebAutoConfiguration.class))
+			.withPropertyValues("ratelimit.filter.rules[0].paths=/**",
+					"ratelimit.filter.rules[0].algorithm=sliding-log", "ratelimit.filter.rules[0].limit=" + limit)
+			.run((context) -> messages.put("filter rule", analyzed(context.getStartupFailure())));
+		this.runner.withPropertyValues("ratelimit.defaults.algorithm=sliding-log")
+			.withBean(PerCallLimit.class)
+			.run((context) -> {
+				PerCallLimit service = context.getBean(PerCallLimit.class);
+				assertThatIllegalArgumentException().isThrownBy(() -> service.call(limit))
+					.satisfies((ex) -> messages.put("limitExpression", ex.getMessage()));
+				RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+				assertThatExceptionOfType(InvalidEndpointRequestException.class)
+					.isThrownBy(() -> endpoint.key("plans", "k", limit))
+					.satisfies((ex) -> messages.put("endpoint read", ex.getMessage()));
+				assertThatExceptionOfType(ChangeRejectedException.class)
+					.isThrownBy(() -> endpoint.setLimits("plans", String.valueOf(limit), null, null, null, null, null,
+							SecurityContext.NONE))
+					.satisfies((ex) -> messages.put("live change", ex.getMessage()));
+			});
+		assertThat(messages).containsOnlyKeys("property", "annotation", "filter rule", "limitExpression",
+				"endpoint read", "live change");
+		assertThat(messages.get("property")).isEqualTo("ratelimit.buckets.api.limit: " + problem);
+		assertThat(messages.get("annotation")).startsWith("@RateLimited on LimitValidationContractTests.Annotated")
+			.endsWith(
+					"(attribute 'limit', or ratelimit.buckets.annotated.limit / ratelimit.defaults.limit): " + problem);
+		assertThat(messages.get("filter rule")).isEqualTo("ratelimit.filter.rules[0].limit: " + problem);
+		assertThat(messages.get("limitExpression"))
+			.isEqualTo("@RateLimited(limitExpression) on LimitValidationContractTests.PerCallLimit.call(long):"
+					+ " '#limit' gave limit " + problem);
+		assertThat(messages.get("endpoint read")).isEqualTo("limit " + problem);
+		assertThat(messages.get("live change")).isEqualTo("ratelimit.buckets.plans.limit: " + problem);
+	}
+
+	private static String analyzed(@Nullable Throwable failure) {
+		assertThat(failure).as("startup failure").isNotNull();
+		FailureAnalysis analysis = new InvalidRateLimitConfigurationFailureAnalyzer().analyze(failure);
+		assertThat(analysis).as("failure analysis of %s", failure).isNotNull();
+		return analysis.getDescription();
+	}
+
+	static class Refunds {
+
+		@RateLimited(bucket = "refunds", refundWhen = "#result == null")
+		public String call() {
+			return "ok";
+		}
+
+	}
+
+	static class AnnotatedNegativeLimit {
+
+		@RateLimited(bucket = "annotated", limit = -1, window = "1m")
+		public String call() {
+			return "ok";
+		}
+
+	}
+
+	static class AnnotatedLargeLimit {
+
+		@RateLimited(bucket = "annotated", limit = 2_000_000, window = "1m")
+		public String call() {
+			return "ok";
+		}
+
+	}
+
+	static class PerCallLimit {
+
+		@RateLimited(bucket = "plans", algorithm = Algorithm.SLIDING_LOG, limit = 10, window = "1m",
+				limitExpression = "#limit")
+		public String call(long limit) {
+			return "ok";
+		}
+
+	}
+
+}
