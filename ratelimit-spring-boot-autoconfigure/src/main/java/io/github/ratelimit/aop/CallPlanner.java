@@ -120,12 +120,13 @@ final class CallPlanner {
 			return operation.fixedCost();
 		}
 		Object value = evaluate(expression, context, operation.where("cost"));
-		Long cost = RateLimitExpressions.wholeNumber(value);
-		if (cost == null || cost < 1) {
-			throw new IllegalArgumentException(operation.where("cost") + ": '" + expression.getExpressionString()
-					+ "' must evaluate to a whole number >= 1 but was " + describe(value));
+		try {
+			return RateLimitExpressions.cost(value);
 		}
-		return cost;
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(
+					operation.where("cost") + ": '" + expression.getExpressionString() + "' " + ex.getMessage(), ex);
+		}
 	}
 
 	private List<LimitSpec> limits(RateLimitedOperation operation, EvaluationContext context) {
@@ -139,15 +140,18 @@ final class CallPlanner {
 		Long limit = RateLimitExpressions.wholeNumber(value);
 		if (limit == null) {
 			throw new IllegalArgumentException(where + ": '" + expression.getExpressionString()
-					+ "' must evaluate to a whole number but was " + describe(value));
+					+ "' must evaluate to a whole number but was " + RateLimitExpressions.describe(value));
 		}
 		try {
 			return operation.bucket().limitsWith(limit);
 		}
 		catch (InvalidLimitSpecException ex) {
 			// The limit's own rules, in the words configuration and live changes get.
-			throw new IllegalArgumentException(
-					where + ": '" + expression.getExpressionString() + "' gave " + ex.getMessage(), ex);
+			String text = "'" + expression.getExpressionString() + "'";
+			throw new IllegalArgumentException(where + ": "
+					+ (ex.getField().equals("limit") ? text + " "
+							: text + " gave limit " + limit + ", with which " + ex.getField() + " ")
+					+ ex.getProblem(), ex);
 		}
 	}
 
@@ -157,7 +161,7 @@ final class CallPlanner {
 			return Boolean.TRUE.equals(value);
 		}
 		throw new IllegalArgumentException(where + ": '" + expression.getExpressionString()
-				+ "' must evaluate to a boolean but was " + describe(value));
+				+ "' must evaluate to a boolean but was " + RateLimitExpressions.describe(value));
 	}
 
 	private @Nullable Object evaluate(Expression expression, EvaluationContext context, String where) {
@@ -173,14 +177,6 @@ final class CallPlanner {
 			throw new IllegalStateException(
 					"SpEL '" + expression.getExpressionString() + "' in " + where + " failed: " + ex, ex);
 		}
-	}
-
-	private static String describe(@Nullable Object value) {
-		if (value == null) {
-			return "null";
-		}
-		String text = (value instanceof CharSequence) ? "'" + value + "'" : String.valueOf(value);
-		return text + " (" + value.getClass().getSimpleName() + ")";
 	}
 
 }

@@ -133,6 +133,37 @@ public final class RateLimitExpressions {
 	}
 
 	/**
+	 * Checks the permits a call or request takes, written as a number or given by an
+	 * expression: the one rule for the cost of an annotation and of a filter rule.
+	 * @param value the number or its text, or what the expression gave
+	 * @return the cost, at least 1
+	 * @throws IllegalArgumentException whose message is the problem alone (e.g.
+	 * {@code must be a whole number of at least 1 but was 0 (Long)}, or
+	 * {@code '0' (String)} for text), for the caller to put after its name of the cost
+	 */
+	public static long cost(@Nullable Object value) {
+		Long cost = wholeNumber(value);
+		if (cost == null || cost < 1) {
+			throw new IllegalArgumentException("must be a whole number of at least 1 but was " + describe(value));
+		}
+		return cost;
+	}
+
+	/**
+	 * Describes a value an expression gave, for messages: with its type, and text quoted,
+	 * so that {@code '3'} and {@code 3} can be told apart.
+	 * @param value the value
+	 * @return e.g. {@code '3' (String)}, {@code 3 (Long)} or {@code null}
+	 */
+	public static String describe(@Nullable Object value) {
+		if (value == null) {
+			return "null";
+		}
+		String text = (value instanceof CharSequence) ? "'" + value + "'" : String.valueOf(value);
+		return text + " (" + value.getClass().getSimpleName() + ")";
+	}
+
+	/**
 	 * Converts what a cost or limit expression gave to a whole number: any integral
 	 * number, a decimal or numeric text without a fractional part ({@code 3.0},
 	 * {@code " 2 "}).

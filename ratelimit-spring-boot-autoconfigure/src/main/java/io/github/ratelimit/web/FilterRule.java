@@ -83,14 +83,15 @@ public final class FilterRule {
 		Long literalCost = parseLong(builder.cost.trim());
 		if (literalCost != null) {
 			this.cost = null;
-			if (literalCost < 1) {
+			try {
+				this.constantCost = RateLimitExpressions.cost(builder.cost.trim());
+			}
+			catch (IllegalArgumentException ex) {
 				throw new InvalidFilterRuleException(builder.name + ".cost",
-						builder.name + ".cost '" + builder.cost + "' must be a whole number of at least 1 but was "
-								+ literalCost,
+						builder.name + ".cost '" + builder.cost + "' " + ex.getMessage(),
 						"Set " + builder.name + ".cost to a whole number of at least 1 (the default is 1), or to "
 								+ "SpEL that gives one.");
 			}
-			this.constantCost = literalCost;
 		}
 		else {
 			this.cost = RequestExpression.parse(builder.cost, builder.name + ".cost", expressions, variables);
@@ -230,12 +231,12 @@ public final class FilterRule {
 			return this.constantCost;
 		}
 		Object value = this.cost.value(request);
-		Long cost = RateLimitExpressions.wholeNumber(value);
-		if (cost == null) {
-			throw new IllegalStateException(this.name + ".cost '" + this.cost.text()
-					+ "' must evaluate to a whole number of at least 1 but gave " + value);
+		try {
+			return RateLimitExpressions.cost(value);
 		}
-		return requireValidCost(cost, this.name, this.cost.text());
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(this.name + ".cost '" + this.cost.text() + "' " + ex.getMessage(), ex);
+		}
 	}
 
 	/**
@@ -311,14 +312,6 @@ public final class FilterRule {
 			result.add("HEAD");
 		}
 		return Set.copyOf(result);
-	}
-
-	private static long requireValidCost(long cost, String name, String expression) {
-		if (cost < 1) {
-			throw new IllegalStateException(
-					name + ".cost '" + expression + "' must be a whole number of at least 1 but was " + cost);
-		}
-		return cost;
 	}
 
 	private static @Nullable Long parseLong(String text) {

@@ -248,9 +248,9 @@ class RateLimitedInterceptorTests {
 				.withMessageContaining(
 						"@RateLimited(limitExpression) on RateLimitedInterceptorTests.Greeter.api(String)")
 				.withMessageContaining("'@plans.limitFor(#apiKey)'")
-				.withMessageContaining("but was 0 (Integer)");
+				.withMessageContaining("must be positive but was 0");
 			assertThatIllegalArgumentException().isThrownBy(() -> greeter.api("negative"))
-				.withMessageContaining("but was -3 (Integer)");
+				.withMessageContaining("must be positive but was -3");
 			assertThatIllegalArgumentException().isThrownBy(() -> greeter.api("unknown"))
 				.withMessageContaining("but was null");
 			assertThat(greeter.calls()).isZero();

@@ -6,7 +6,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -17,21 +19,29 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.mock.web.MockHttpServletRequest;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.acquire.Bucket;
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.bucket.LiveLimits.ChangeRejectedException;
+import io.github.ratelimit.expression.RateLimitExpressions;
+import io.github.ratelimit.web.FilterRule;
+import io.github.ratelimit.web.InvalidFilterRuleException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * One rule for every limit: what startup refuses, a live change through the endpoint
  * refuses with the same message; and a value every way of setting a limit refuses
  * (property, annotation, filter rule, per-call {@code limitExpression}, the endpoint's
- * per-call read) is refused in the same words after each one's own name of the value.
+ * per-call read) is refused in the same words after each one's own name of the value, as
+ * is a cost, whether a literal or an expression, of an annotation or a filter rule.
  */
 class LimitValidationContractTests {
 
@@ -159,9 +169,49 @@ class LimitValidationContractTests {
 		assertThat(messages.get("filter rule")).isEqualTo("ratelimit.filter.rules[0].limit: " + problem);
 		assertThat(messages.get("limitExpression"))
 			.isEqualTo("@RateLimited(limitExpression) on LimitValidationContractTests.PerCallLimit.call(long):"
-					+ " '#limit' gave limit " + problem);
+					+ " '#limit' " + problem);
 		assertThat(messages.get("endpoint read")).isEqualTo("limit " + problem);
 		assertThat(messages.get("live change")).isEqualTo("ratelimit.buckets.plans.limit: " + problem);
+	}
+
+	@Test
+	void aPerCallLimitThatAnotherSettingCannotTakeNamesThatSetting() {
+		this.runner.withBean(PerCallBurst.class).run((context) -> {
+			PerCallBurst service = context.getBean(PerCallBurst.class);
+			assertThat(service.call(10)).isEqualTo("ok");
+			assertThatIllegalArgumentException().isThrownBy(() -> service.call(1))
+				.withMessage("@RateLimited(limitExpression) on LimitValidationContractTests.PerCallBurst.call(long):"
+						+ " '#limit' gave limit 1, with which burst must be at most 104 with limit 1 per window 1d (a"
+						+ " longer refill than 104 days is not kept exactly) but was 1000; use a smaller burst or"
+						+ " window");
+		});
+	}
+
+	@Test
+	void everyWayOfSettingACostRefusesItInTheSameWords() {
+		String problem = "must be a whole number of at least 1 but was ";
+		this.runner.withBean(LiteralCost.class)
+			.run((context) -> assertThat(analyzed(context.getStartupFailure()))
+				.isEqualTo("@RateLimited(cost) on LimitValidationContractTests.LiteralCost.call(): " + problem
+						+ "'0' (String)"));
+		this.runner.withBean(ExpressionCost.class).run((context) -> {
+			ExpressionCost service = context.getBean(ExpressionCost.class);
+			assertThatIllegalArgumentException().isThrownBy(() -> service.call(0))
+				.withMessage("@RateLimited(cost) on LimitValidationContractTests.ExpressionCost.call(long): '#cost' "
+						+ problem + "0 (Long)");
+		});
+		RateLimitExpressions expressions = new RateLimitExpressions(null);
+		Bucket bucket = Bucket.of("api", LimitSpec.of(5, "1m", Algorithm.GCRA));
+		assertThatExceptionOfType(InvalidFilterRuleException.class)
+			.isThrownBy(() -> FilterRule.builder("ratelimit.filter.rules[0]", bucket)
+				.cost("0")
+				.build(expressions, HttpServletRequest.class))
+			.withMessage("ratelimit.filter.rules[0].cost '0' " + problem + "'0' (String)");
+		FilterRule rule = FilterRule.builder("ratelimit.filter.rules[0]", bucket)
+			.cost("1 - 1")
+			.build(expressions, HttpServletRequest.class);
+		assertThatIllegalStateException().isThrownBy(() -> rule.cost(new MockHttpServletRequest()))
+			.withMessage("ratelimit.filter.rules[0].cost '1 - 1' " + problem + "0 (Integer)");
 	}
 
 	private static String analyzed(@Nullable Throwable failure) {
@@ -193,6 +243,34 @@ class LimitValidationContractTests {
 
 		@RateLimited(bucket = "annotated", limit = 2_000_000, window = "1m")
 		public String call() {
+			return "ok";
+		}
+
+	}
+
+	static class LiteralCost {
+
+		@RateLimited(bucket = "literal-cost", limit = 10, window = "1m", cost = "0")
+		public String call() {
+			return "ok";
+		}
+
+	}
+
+	static class ExpressionCost {
+
+		@RateLimited(bucket = "expression-cost", limit = 10, window = "1m", cost = "#cost")
+		public String call(long cost) {
+			return "ok";
+		}
+
+	}
+
+	static class PerCallBurst {
+
+		@RateLimited(bucket = "burst", algorithm = Algorithm.GCRA, limit = 10, window = "1d", burst = 1000,
+				limitExpression = "#limit")
+		public String call(long limit) {
 			return "ok";
 		}
 

@@ -117,7 +117,7 @@ class LiveLimitsMemoryTests extends ManualClockMockMvcTests {
 	@Test
 	void invalidSettingsAre400WithThePropertyAtFaultAndChangeNothing() throws Exception {
 		setLimits("api", "{\"window\": \"0s\"}").andExpect(status().isBadRequest())
-			.andExpect(jsonPath("$.message").value("ratelimit.buckets.api.window: must be positive but was PT0S"));
+			.andExpect(jsonPath("$.message").value("ratelimit.buckets.api.window: must be positive but was 0ms"));
 		setLimits("api", "{\"window\": \"soon\"}").andExpect(status().isBadRequest())
 			.andExpect(jsonPath("$.message")
 				.value("ratelimit.buckets.api.window: must be a duration, e.g. 500ms, 10s, 1m or PT1M but was 'soon'"));

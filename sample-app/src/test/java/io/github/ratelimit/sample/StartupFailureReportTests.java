@@ -23,7 +23,7 @@ class StartupFailureReportTests {
 	void aZeroWindowIsReportedNamingTheProperty(CapturedOutput output) {
 		fail("--ratelimit.buckets.api.window=0s");
 		assertThat(output).contains("APPLICATION FAILED TO START")
-			.contains("Description:\n\nratelimit.buckets.api.window: must be positive but was PT0S")
+			.contains("Description:\n\nratelimit.buckets.api.window: must be positive but was 0ms")
 			.contains("Action:\n\nSet ratelimit.buckets.api.window to a value that is positive, "
 					+ "e.g. ratelimit.buckets.api.window=1m, or remove it to use ratelimit.defaults.window.");
 	}

@@ -182,19 +182,14 @@ final class RateLimitedOperationParser {
 		// A literal (the default "1") needs no evaluation per call, and a bad one can be
 		// reported now rather than on the first call.
 		if (!text.isEmpty() && text.chars().allMatch(Character::isDigit)) {
-			long value;
 			try {
-				value = Long.parseLong(text);
+				builder.fixedCost(RateLimitExpressions.cost(text));
 			}
-			catch (NumberFormatException ex) {
-				value = 0;
-			}
-			if (value < 1) {
+			catch (IllegalArgumentException ex) {
 				throw new InvalidRateLimitedException(RateLimitedOperation.where("cost", description),
-						"must be a whole number >= 1 but was '" + cost + "'", "Set cost on the @RateLimited on "
-								+ description + " to a whole number of at least 1, or leave it out for 1.");
+						String.valueOf(ex.getMessage()), "Set cost on the @RateLimited on " + description
+								+ " to a whole number of at least 1, or leave it out for 1.");
 			}
-			builder.fixedCost(value);
 			return;
 		}
 		if (text.isEmpty()) {

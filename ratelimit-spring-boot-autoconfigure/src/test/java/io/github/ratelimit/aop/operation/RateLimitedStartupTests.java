@@ -120,7 +120,7 @@ class RateLimitedStartupTests {
 	@Test
 	void costLiteralBelowOneShouldFailStartup() {
 		assertStartupFails(ZeroCost.class, "@RateLimited(cost) on RateLimitedStartupTests.ZeroCost.call()",
-				"must be a whole number >= 1 but was '0'");
+				"must be a whole number of at least 1 but was '0' (String)");
 	}
 
 	@Test
