@@ -10,6 +10,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatNoException;
 
@@ -25,6 +26,30 @@ class LimitSpecTests {
 	@ValueSource(longs = { 0, -5 })
 	void nonPositiveLimitIsRejectedNamingTheValue(long limit) {
 		assertRejectedNaming(() -> LimitSpec.of(limit, "1s", Algorithm.FIXED_WINDOW), "limit", String.valueOf(limit));
+	}
+
+	@Test
+	void aRejectionNamesTheFieldTheReasonTheValueAndTheHintApart() {
+		assertThatExceptionOfType(InvalidLimitSpecException.class)
+			.isThrownBy(() -> LimitSpec.of(2_000_000, "1m", Algorithm.SLIDING_LOG))
+			.satisfies((ex) -> {
+				assertThat(ex.getField()).isEqualTo("limit");
+				assertThat(ex.getReason())
+					.isEqualTo("must be at most 1000000 with sliding-log (it keeps one entry per permit)");
+				assertThat(ex.getValue()).isEqualTo("2000000");
+				assertThat(ex.getHint()).isEqualTo("use sliding-window-counter for larger limits");
+				assertThat(ex.getProblem()).isEqualTo(
+						"must be at most 1000000 with sliding-log (it keeps one entry per permit) but was 2000000; use"
+								+ " sliding-window-counter for larger limits");
+				assertThat(ex).hasMessage("limit " + ex.getProblem());
+			});
+		assertThatExceptionOfType(InvalidLimitSpecException.class)
+			.isThrownBy(() -> LimitSpec.builder().window("1s").build())
+			.satisfies((ex) -> {
+				assertThat(ex.getField()).isEqualTo("limit");
+				assertThat(ex.getValue()).isNull();
+				assertThat(ex).hasMessage("limit must be set");
+			});
 	}
 
 	@Test

@@ -282,6 +282,40 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void theRedisStoresAndTheBreakersSettingsAreCheckedWhenBoundWhicheverStoreIsUsed() {
+		// Checked with the other settings, not when the Redis store is built: the memory
+		// store here.
+		assertStartupFailure("ratelimit.breaker.failure-rate-threshold=0",
+				"Property: ratelimit.breaker.failure-rate-threshold Value: 0 Reason: must be a percentage between 1"
+						+ " and 100");
+		assertStartupFailure("ratelimit.breaker.window=0s",
+				"Property: ratelimit.breaker.window Value: PT0S Reason:" + " must be positive");
+		assertStartupFailure("ratelimit.breaker.wait-in-open-state=-1s",
+				"Property: ratelimit.breaker.wait-in-open-state Value: PT-1S Reason: must be positive");
+		assertStartupFailure("ratelimit.breaker.probes=0",
+				"Property: ratelimit.breaker.probes Value: 0 Reason: must be at least 1");
+		assertStartupFailure("ratelimit.fallback.remembered-keys=0",
+				"Property: ratelimit.fallback.remembered-keys Value: 0 Reason: must be at least 1");
+		assertStartupFailure("ratelimit.fallback.instances=0",
+				"Property: ratelimit.fallback.instances Value: 0 Reason: must be at least 1");
+		assertStartupFailure("ratelimit.redis.connect-timeout=0s",
+				"Property: ratelimit.redis.connect-timeout Value: PT0S Reason: must be positive");
+		assertStartupFailure("ratelimit.redis.heartbeat-interval=0s",
+				"Property: ratelimit.redis.heartbeat-interval Value: PT0S Reason: must be positive");
+		assertStartupFailure("ratelimit.redis.live-limits-poll-interval=0s",
+				"Property: ratelimit.redis.live-limits-poll-interval Value: PT0S Reason: must be positive");
+		assertStartupFailure("ratelimit.redis.local-rejections.max-keys=0",
+				"Property: ratelimit.redis.local-rejections.max-keys Value: 0 Reason: must be at least 1");
+		assertStartupFailure("ratelimit.redis.local-rejections.max-age=0s",
+				"Property: ratelimit.redis.local-rejections.max-age Value: PT0S Reason: must be positive");
+		// Off, its settings are not used.
+		this.runner
+			.withPropertyValues("ratelimit.redis.local-rejections.enabled=false",
+					"ratelimit.redis.local-rejections.max-keys=0")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void aKeyPrefixWithBracesFailsStartupNamingTheProperty() {
 		assertStartupFailure("ratelimit.key-prefix=rl{x}", "Property: ratelimit.key-prefix Value: rl{x}", "braces");
 	}

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.validation.BindValidationException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.health.contributor.Health;
@@ -27,6 +28,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.validation.FieldError;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
@@ -230,7 +232,12 @@ class RedisStoreAutoConfigurationTests {
 	private void assertInvalid(String setting, String property) {
 		withRedis().withPropertyValues(setting).run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("Property " + property);
+			// Checked with the other settings when they are bound.
+			assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOfSatisfying(BindValidationException.class,
+						(ex) -> assertThat(ex.getValidationErrors().getAllErrors())
+							.map((error) -> "ratelimit." + ((FieldError) error).getField())
+							.containsExactly(property));
 		});
 	}
 
