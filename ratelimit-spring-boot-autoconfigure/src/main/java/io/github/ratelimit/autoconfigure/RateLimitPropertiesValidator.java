@@ -6,6 +6,7 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.validation.Errors;
 
+import io.github.ratelimit.InvalidLimitSpecException;
 import io.github.ratelimit.bucket.LimitSettings;
 import io.github.ratelimit.bucket.LimitSettings.InvalidLimitException;
 import io.github.ratelimit.clientip.AddressRange;
@@ -68,9 +69,11 @@ final class RateLimitPropertiesValidator {
 			defaults.toSpec();
 		}
 		catch (InvalidLimitException ex) {
-			// The value is shown beside the reason: the reason alone, in LimitSpec's
-			// words.
-			errors.rejectValue("defaults." + ex.getField(), "invalid", ex.getReason());
+			// Spring Boot shows the value beside the reason: LimitSpec's words without
+			// it.
+			String hint = (ex.getCause() instanceof InvalidLimitSpecException spec) ? spec.getHint() : null;
+			errors.rejectValue("defaults." + ex.getField(), "invalid",
+					ex.getReason() + ((hint != null) ? "; " + hint : ""));
 		}
 	}
 

@@ -277,6 +277,13 @@ class RateLimitAutoConfigurationTests {
 	}
 
 	@Test
+	void defaultsAreRefusedInLimitSpecsWordsBesideTheValue() {
+		assertStartupFailure("ratelimit.defaults.algorithm=sliding-log", "ratelimit.defaults.limit=2000000",
+				"Property: ratelimit.defaults.limit Value: 2000000 Reason: must be at most 1000000 with sliding-log (it"
+						+ " keeps one entry per permit); use sliding-window-counter for larger limits");
+	}
+
+	@Test
 	void aZeroRedisTimeoutFailsStartupNamingTheProperty() {
 		assertStartupFailure("ratelimit.redis.timeout=0ms", "Property: ratelimit.redis.timeout", "must be positive");
 	}
