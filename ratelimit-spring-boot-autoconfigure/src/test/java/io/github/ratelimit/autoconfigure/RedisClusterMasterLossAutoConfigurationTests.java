@@ -7,6 +7,7 @@ import java.util.List;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.Tag;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * keys go to the failure mode, the breaker stays closed, health says degraded and names
  * the master; once it restarts its keys are on Redis again.
  */
+@Tag("cluster-faults")
 class RedisClusterMasterLossAutoConfigurationTests {
 
 	@RegisterExtension

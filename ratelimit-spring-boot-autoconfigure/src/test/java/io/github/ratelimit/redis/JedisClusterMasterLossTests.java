@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.Tag;
 
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
@@ -18,6 +19,7 @@ import io.github.ratelimit.testsupport.redis.RedisServerExtension;
  * stays closed for the other masters' keys, which Redis still decides), and its slots are
  * decided by Redis again once it is back. Measured figures are printed.
  */
+@Tag("cluster-faults")
 class JedisClusterMasterLossTests {
 
 	@RegisterExtension

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.Tag;
 
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
@@ -18,6 +19,7 @@ import io.github.ratelimit.testsupport.redis.RedisServerExtension;
  * cluster of its own: a second failover on one cluster soon after the first was not
  * always made by Redis within half a minute.
  */
+@Tag("cluster-faults")
 class JedisClusterReplicaPromotionTests {
 
 	@RegisterExtension

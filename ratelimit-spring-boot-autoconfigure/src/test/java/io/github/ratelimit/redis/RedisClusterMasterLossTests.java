@@ -11,6 +11,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.Tag;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * Bounds are generous (the machine is shared): the point is that no call waits the
  * connect timeout and that recovery does not wait for the back-off (half a minute).
  */
+@Tag("cluster-faults")
 class RedisClusterMasterLossTests {
 
 	@RegisterExtension

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.Tag;
 
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * adaptive refresh). {@link JedisClusterReplicaPromotionTests} does the same on Jedis.
  * Measured figures are printed; bounds are generous (shared machine).
  */
+@Tag("cluster-faults")
 class RedisClusterReplicaPromotionTests {
 
 	@RegisterExtension

@@ -186,7 +186,14 @@ class WebFluxApplicationTests {
 		QuotaExceededResponse.expect(from("10.0.6.1", "/api/quote"), "quotes", 10, "\"quotes\";q=3;w=10",
 				"\"quotes\";r=0;t=10", "/api/quote");
 		from("10.0.6.2", "/api/quote").expectStatus().isOk();
-		assertThat(output).doesNotContain("ERROR").doesNotContain("RateLimitExceededException");
+		// The capture holds every thread's output, an earlier test's Redis client
+		// shutting
+		// down included (Netty's "Event loop shut down?" ERROR, seen in one build): what
+		// must not log an error is the handling of these requests.
+		assertThat(output.getAll().lines().filter((line) -> line.contains(" ERROR ")))
+			.noneMatch((line) -> line.contains("-http-") || line.contains("ErrorWebExceptionHandler")
+					|| line.contains(" i.g.r.") || line.contains("io.github.ratelimit"));
+		assertThat(output).doesNotContain("RateLimitExceededException");
 	}
 
 	@Test
