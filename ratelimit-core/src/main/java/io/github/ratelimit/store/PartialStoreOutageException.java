@@ -23,4 +23,16 @@ public class PartialStoreOutageException extends RateLimitStoreException {
 		super(message, cause, false);
 	}
 
+	/**
+	 * Creates an exception.
+	 * @param message what failed, naming the part of the store that is down
+	 * @param cause the underlying failure, if any
+	 * @param mayHaveRun whether the call reached that part before it went down, which may
+	 * have run it, and no reply will ever tell (see
+	 * {@link RateLimitStoreException#mayHaveRun()})
+	 */
+	public PartialStoreOutageException(String message, @Nullable Throwable cause, boolean mayHaveRun) {
+		super(message, cause, false, mayHaveRun);
+	}
+
 }

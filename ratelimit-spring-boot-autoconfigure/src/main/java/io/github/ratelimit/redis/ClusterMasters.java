@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +13,7 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -28,11 +30,13 @@ import org.jspecify.annotations.Nullable;
  * reconnects, and its reconnect back-off grows to half a minute: without this, every call
  * for that master's slots would wait the full timeout (or the client's own, longer one),
  * and the master would be used again only after Lettuce's next reconnect. A master is
- * marked down when a command for one of its slots was not sent within the timeout. While
- * any master is down, every {@value #PROBE_MILLIS} ms the topology is refreshed (so that
- * a replica promoted in its place takes its slots) and the master's port is tried; when
- * it accepts a connection again, {@code masterBack} replaces the whole cluster
- * connection, whose node connections then connect at once (and closes this).
+ * marked down when a command for one of its slots was not sent within the timeout, could
+ * not be sent (a new connection that cannot reach it), or was sent on a link to it that
+ * closed before the reply. While any master is down, every {@value #PROBE_MILLIS} ms the
+ * topology is refreshed (so that a replica promoted in its place takes its slots) and the
+ * master's port is tried; when it accepts a connection again, {@code masterBack} replaces
+ * the whole cluster connection, whose node connections then connect at once (and closes
+ * this).
  */
 final class ClusterMasters {
 
@@ -97,12 +101,14 @@ final class ClusterMasters {
 
 	/**
 	 * Marks the master of {@code key}'s slot down: a command for it was not sent within
-	 * the timeout. Starts probing it.
+	 * the timeout, could not be sent (no connection to it could be made), or was sent on
+	 * a connection to it that then closed. Starts probing it, and refreshing the topology
+	 * so that a replica promoted in its place is found.
 	 * @param key the first key of the call
 	 * @return the master as {@code host:port}, or {@code null} when the slot has no known
 	 * master
 	 */
-	@Nullable String unsent(String key) {
+	@Nullable String markDown(String key) {
 		String master = masterOf(key);
 		if (master != null && !this.closed && this.down.add(master)) {
 			logger.warn("Rate limit store: Redis Cluster master " + master
@@ -110,6 +116,29 @@ final class ClusterMasters {
 			scheduleProbe();
 		}
 		return master;
+	}
+
+	/**
+	 * Returns whether this connection's link to the master of {@code key}'s slot is known
+	 * closed (or could not be made): a command sent on it and not answered was lost with
+	 * it. Never connects, never blocks.
+	 * @param key the first key of the call
+	 * @return {@code true} when the link is closed
+	 */
+	boolean linkClosed(String key) {
+		RedisClusterNode node = this.connection.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
+		if (node == null || node.getUri() == null) {
+			return false;
+		}
+		try {
+			CompletableFuture<StatefulRedisConnection<String, String>> link = this.connection
+				.getConnectionAsync(node.getUri().getHost(), node.getUri().getPort());
+			return link.isDone() && (link.isCompletedExceptionally() || !link.join().isOpen());
+		}
+		catch (RuntimeException ex) {
+			// A node no longer in the topology: not known closed.
+			return false;
+		}
 	}
 
 	/** Stops probing. */

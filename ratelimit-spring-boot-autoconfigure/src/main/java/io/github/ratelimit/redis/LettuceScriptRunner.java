@@ -59,12 +59,14 @@ import io.github.ratelimit.store.StoreReconnectedException;
  * and they fail at once, as do calls until the next attempt. A call sent on a connection
  * that then closes fails as one whose outcome is unknown
  * ({@link ScriptOutcomeUnknownException}): Redis may have run it.</li>
- * <li>On a Redis Cluster the connection stays open while one master is down, and Lettuce
- * keeps commands for that master unsent until it reconnects: such a command fails after
- * the timeout, the master is then known down and later calls for its slots fail at once
- * (see {@link ClusterMasters}) while the others stay on Redis. Once the master accepts
- * connections again, the connection is replaced by a new one; a replica promoted in its
- * place is found by a topology refresh.</li>
+ * <li>On a Redis Cluster the connection is not replaced when one node dies, not even the
+ * node its own channel (for commands without a key) is on, which Lettuce moves to another
+ * node by itself. Lettuce keeps commands for a dead master unsent until it reconnects:
+ * such a command fails after the timeout, as does one sent as the master died, or at once
+ * when no link to the master can be made; the master is then known down and later calls
+ * for its slots fail at once (see {@link ClusterMasters}) while the others stay on Redis.
+ * Once the master accepts connections again, the connection is replaced by a new one; a
+ * replica promoted in its place is found by a topology refresh.</li>
  * </ul>
  */
 final class LettuceScriptRunner implements ScriptRunner {
@@ -541,8 +543,15 @@ final class LettuceScriptRunner implements ScriptRunner {
 			this.masters = masters;
 		}
 
+		/**
+		 * Whether calls can be sent on it. A Redis Cluster connection always can, until
+		 * the runner closes it: its own channel (for commands without a key, on one node)
+		 * closing when that node dies says nothing of the other masters, and Lettuce
+		 * reconnects it to another node by itself; each master's state is kept by
+		 * {@link ClusterMasters}.
+		 */
 		boolean isOpen() {
-			if (this.connection.isOpen()) {
+			if (this.masters != null || this.connection.isOpen()) {
 				if (this.closedSince != OPEN) {
 					this.closedSince = OPEN;
 				}
@@ -587,8 +596,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 				return;
 			}
 			// A connection that closed just now: Lettuce keeps the command and sends it
-			// once
-			// reconnected, and the guard below fails it if that takes longer than the
+			// once reconnected, and the guard below fails it if that takes longer than
+			// the
 			// timeout. One closed for longer is a Redis that is gone: fail at once.
 			if (connection.closedLongerThan(LettuceScriptRunner.this.timeoutNanos, System.nanoTime())) {
 				completeExceptionally(new RedisConnectionException("Redis connection is down"));
@@ -616,8 +625,8 @@ final class LettuceScriptRunner implements ScriptRunner {
 			command.guardUntilSent(connection.client.getResources().timer().newTimeout((timeout) -> {
 				if (!isDone() && !command.sent()
 						&& (connection.masterReplica || masters != null || !connection.connection.isOpen())) {
-					if (masters != null && connection.connection.isOpen() && this.keys.length > 0) {
-						String master = masters.unsent(this.keys[0]);
+					if (masters != null && this.keys.length > 0) {
+						String master = masters.markDown(this.keys[0]);
 						completeExceptionally(new ClusterMasterDownException(
 								"Redis Cluster master " + ((master != null) ? master + " " : "")
 										+ "of the key's slot is down (no connection to it within the timeout)"));
@@ -655,12 +664,47 @@ final class LettuceScriptRunner implements ScriptRunner {
 				});
 				return;
 			}
-			// Sent, then lost (the connection closed before the reply): Redis may have
-			// run
-			// it. An error reply tells the script did not decide.
 			Throwable cause = ScriptRunner.unwrap(failure);
+			ClusterMasters masters = (connection != null) ? connection.masters : null;
+			boolean linkLost = command.sent() ? !(cause instanceof RedisCommandExecutionException)
+					: cause instanceof RedisConnectionException;
+			if (masters != null && linkLost && this.keys.length > 0 && !isDone()) {
+				// No link to the master could be made (a connection made while it is
+				// down), or the link closed after the call was sent: marked down like one
+				// whose command stayed unsent, so that its slots fail at once and the
+				// topology is refreshed until a replica takes them over or it is back.
+				String master = masters.markDown(this.keys[0]);
+				completeExceptionally(new ClusterMasterDownException(
+						"Redis Cluster master " + ((master != null) ? master + " " : "") + "of the key's slot is down ("
+								+ cause.getMessage()
+								+ (command.sent() ? ", after the call was sent; Redis may have run it)" : ")"),
+						command.sent()));
+				return;
+			}
+			// Sent, then lost (the connection closed before the reply): Redis may have
+			// run it. An error reply tells the script did not decide.
 			completeExceptionally((command.sent() && !(cause instanceof RedisCommandExecutionException))
 					? new ScriptOutcomeUnknownException(cause) : failure);
+		}
+
+		@Override
+		void replyTimedOut(ScriptCommand command) {
+			Connection connection = this.connection;
+			ClusterMasters masters = (connection != null) ? connection.masters : null;
+			if (masters != null && this.keys.length > 0 && masters.linkClosed(this.keys[0])) {
+				// Written to a master as it died (before its connection was seen to
+				// close): no reply will come, and Lettuce would send it again once it
+				// reconnects, maybe to the master restarted. Not a slow Redis: the
+				// master's outage, whose other calls then fail at once.
+				String master = masters.markDown(this.keys[0]);
+				completeExceptionally(new ClusterMasterDownException("Redis Cluster master "
+						+ ((master != null) ? master + " " : "")
+						+ "of the key's slot closed its connection after the call was sent; Redis may have run it",
+						true));
+				command.cancel();
+				return;
+			}
+			super.replyTimedOut(command);
 		}
 
 	}

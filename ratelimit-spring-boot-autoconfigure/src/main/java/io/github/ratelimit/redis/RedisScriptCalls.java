@@ -149,7 +149,8 @@ final class RedisScriptCalls {
 					cause, true);
 		}
 		if (cause instanceof ClusterMasterDownException down) {
-			return new PartialStoreOutageException(down.getMessage() + "; the rate limit call failed", down);
+			return new PartialStoreOutageException(down.getMessage() + "; the rate limit call failed", down,
+					down.mayHaveRun());
 		}
 		String clusterDown = clusterDown(cause);
 		if (clusterDown != null) {

@@ -151,7 +151,7 @@ final class ScriptCommand extends AsyncCommand<String, String, List<Object>> {
 
 	private void timedOut(int send) {
 		if (!isDone() && send == this.sends) {
-			this.call.completeExceptionally(new ScriptTimeoutException(ScriptTimeoutException.Wait.REPLY));
+			this.call.replyTimedOut(this);
 		}
 	}
 
@@ -165,6 +165,16 @@ final class ScriptCommand extends AsyncCommand<String, String, List<Object>> {
 		 * @param reply the script's reply
 		 */
 		abstract void reply(List<Object> reply);
+
+		/**
+		 * Called when a sent command's reply did not come within the timeout, on the I/O
+		 * thread: fails the call as a timeout, whose late reply still tells what Redis
+		 * did.
+		 * @param command the command
+		 */
+		void replyTimedOut(ScriptCommand command) {
+			completeExceptionally(new ScriptTimeoutException(ScriptTimeoutException.Wait.REPLY));
+		}
 
 		/**
 		 * Called when a command failed (an error reply, a lost connection), on the thread

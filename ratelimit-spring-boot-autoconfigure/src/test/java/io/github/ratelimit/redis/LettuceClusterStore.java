@@ -6,6 +6,7 @@ import java.util.List;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import io.netty.resolver.DefaultAddressResolverGroup;
 
 import io.github.ratelimit.testsupport.redis.RedisCluster;
@@ -28,7 +29,7 @@ final class LettuceClusterStore implements AutoCloseable {
 
 	private final RedisServerExtension redis;
 
-	private LettuceClusterStore(RedisServerExtension redis, Duration timeout) {
+	private LettuceClusterStore(RedisServerExtension redis, Duration timeout, Duration reconnectDelay) {
 		this.redis = redis;
 		RedisCluster cluster = redis.redisCluster();
 		cluster.awaitHealthy(Duration.ofSeconds(30));
@@ -36,7 +37,12 @@ final class LettuceClusterStore implements AutoCloseable {
 			node.command("CONFIG", "SET", "cluster-require-full-coverage", "no");
 		}
 		List<RedisURI> nodes = redis.nodes().stream().map((node) -> RedisURI.create("redis://" + node)).toList();
-		this.resources = ClientResources.builder().addressResolverGroup(DefaultAddressResolverGroup.INSTANCE).build();
+		ClientResources.Builder resources = ClientResources.builder()
+			.addressResolverGroup(DefaultAddressResolverGroup.INSTANCE);
+		if (!reconnectDelay.isZero()) {
+			resources.reconnectDelay(Delay.constant(reconnectDelay));
+		}
+		this.resources = resources.build();
 		this.client = RedisClusterClient.create(this.resources, nodes);
 		this.store = RedisRateLimitStore.builder(this.client)
 			.timeout(timeout)
@@ -46,7 +52,16 @@ final class LettuceClusterStore implements AutoCloseable {
 	}
 
 	static LettuceClusterStore start(RedisServerExtension redis, Duration timeout) {
-		return new LettuceClusterStore(redis, timeout);
+		return new LettuceClusterStore(redis, timeout, Duration.ZERO);
+	}
+
+	/**
+	 * A store whose client waits {@code reconnectDelay} before each attempt to reconnect
+	 * a closed connection (Lettuce's own default starts at a few milliseconds), so that a
+	 * closed connection stays closed long enough for calls to see it.
+	 */
+	static LettuceClusterStore start(RedisServerExtension redis, Duration timeout, Duration reconnectDelay) {
+		return new LettuceClusterStore(redis, timeout, reconnectDelay);
 	}
 
 	@Override

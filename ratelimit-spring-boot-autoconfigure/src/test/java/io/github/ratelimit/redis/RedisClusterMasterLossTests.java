@@ -1,8 +1,14 @@
 package io.github.ratelimit.redis;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.function.BooleanSupplier;
 
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -28,6 +34,7 @@ import io.github.ratelimit.testsupport.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@link RedisRateLimitStore} on a real 3-master Redis Cluster (no replicas) when one
@@ -75,6 +82,69 @@ class RedisClusterMasterLossTests {
 	@Test
 	void callsForADeadMastersSlotsFailWithinTheTimeoutAndComeBackWhenItRestarts() {
 		callsFailFastAndComeBack(redis, this.client, this.store, "Lettuce");
+	}
+
+	/**
+	 * A call written to a master that dies before reading it (frozen, then killed: the
+	 * command waits in its socket, then the kernel closes the connection): no reply will
+	 * come, and the call fails as that master's outage, one Redis may have run, not as a
+	 * slow Redis; later calls for its slots fail at once.
+	 */
+	@Test
+	void aCallSentAsTheMasterDiesFailsAsItsOutage() {
+		assumeTrue(Files.isReadable(Path.of("/proc/net/tcp")), "needs Linux's /proc/net/tcp");
+		this.cluster.close();
+		// Long enough for the kill to land between the send and the deadline.
+		this.cluster = LettuceClusterStore.start(redis, Duration.ofSeconds(2));
+		this.client = this.cluster.client;
+		this.store = this.cluster.store;
+		RedisServer victim = redis.redisCluster().nodes().get(0);
+		List<String> victimKeys = keys(this.client, victim.port(), true, 2);
+		String otherKey = keys(this.client, victim.port(), false, 1).get(0);
+		assertThat(this.store.decide("b", victimKeys.get(0), LIMITS, 1).allowed()).isTrue();
+		victim.pause();
+		long unreadBefore = unreadBytes(victim.port());
+		CompletableFuture<Decision> sent = CompletableFuture
+			.supplyAsync(() -> this.store.decide("b", victimKeys.get(0), LIMITS, 1));
+		await(() -> unreadBytes(victim.port()) > unreadBefore, Duration.ofSeconds(10));
+		victim.kill();
+		assertThat(sent).failsWithin(Duration.ofSeconds(10))
+			.withThrowableOfType(ExecutionException.class)
+			.havingCause()
+			.isInstanceOfSatisfying(PartialStoreOutageException.class, (ex) -> {
+				assertThat(ex.getMessage()).contains("Redis Cluster master " + victim.address());
+				assertThat(ex.mayHaveRun()).isTrue();
+			});
+		long start = System.nanoTime();
+		assertThatExceptionOfType(PartialStoreOutageException.class)
+			.isThrownBy(() -> this.store.decide("b", victimKeys.get(1), LIMITS, 1))
+			.withMessageContaining("Redis Cluster master " + victim.address());
+		System.out.printf("Lettuce, cluster master killed with a call unread: the next call on its slots failed "
+				+ "after %d ms%n", millis(System.nanoTime() - start));
+		assertThat(this.store.decide("b", otherKey, LIMITS, 1).allowed()).as("decided by a healthy master").isTrue();
+	}
+
+	/**
+	 * The bytes received and not yet read on the server side of the connections to
+	 * {@code port} (Linux's {@code /proc/net/tcp}, which Redis listens on).
+	 */
+	private static long unreadBytes(int port) {
+		try {
+			String local = String.format(":%04X", port);
+			long unread = 0;
+			List<String> lines = Files.readAllLines(Path.of("/proc/net/tcp"));
+			for (String line : lines.subList(1, lines.size())) {
+				String[] fields = line.trim().split("\\s+");
+				// local address, remote address, state (01: established), tx:rx queues
+				if (fields[1].endsWith(local) && fields[3].equals("01")) {
+					unread += Long.parseLong(fields[4].substring(fields[4].indexOf(':') + 1), 16);
+				}
+			}
+			return unread;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	/**

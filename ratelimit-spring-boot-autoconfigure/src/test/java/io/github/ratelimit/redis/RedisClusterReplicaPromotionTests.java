@@ -1,7 +1,12 @@
 package io.github.ratelimit.redis;
 
+import java.io.IOException;
+import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 import io.lettuce.core.cluster.RedisClusterClient;
 import org.junit.jupiter.api.AfterEach;
@@ -64,6 +69,57 @@ class RedisClusterReplicaPromotionTests {
 	}
 
 	/**
+	 * The same when the dead master also carries the cluster connection's own channel
+	 * (the one Lettuce sends commands without a key on, and reconnects to another node on
+	 * its own): that channel closing must not make the store drop the whole cluster
+	 * connection, whose replacement never learned of the promotion.
+	 */
+	@Test
+	void theSameWhenTheDeadMasterCarriesTheClusterConnectionsOwnChannel() throws IOException {
+		int port = this.client.getPartitions().getMasterBySlot(0).getUri().getPort();
+		this.cluster.close();
+		// Lettuce opens that channel to the node with the fewest clients.
+		List<Socket> idle = new ArrayList<>();
+		try {
+			for (RedisServer node : redis.redisCluster().nodes()) {
+				for (int i = 0; node.port() != port && i < 20; i++) {
+					idle.add(new Socket("127.0.0.1", node.port()));
+				}
+			}
+			// The channel stays closed for a second after the kill, so that calls see it.
+			this.cluster = LettuceClusterStore.start(redis, TIMEOUT, Duration.ofSeconds(1));
+			this.client = this.cluster.client;
+			this.store = this.cluster.store;
+		}
+		finally {
+			for (Socket socket : idle) {
+				socket.close();
+			}
+		}
+		assertThat(clients(redis, port)).as("the victim's clients: one more than any other node's, the channel")
+			.isGreaterThan(redis.redisCluster()
+				.nodes()
+				.stream()
+				.filter((node) -> node.port() != port)
+				.mapToLong((node) -> clients(redis, node.port()))
+				.max()
+				.orElseThrow());
+		promotion(redis, this.client, this.store, "Lettuce, its own channel on the dead master");
+	}
+
+	private static long clients(RedisServerExtension redis, int port) {
+		return redis.redisCluster()
+			.nodes()
+			.stream()
+			.filter((node) -> node.port() == port)
+			.findFirst()
+			.orElseThrow()
+			.command("CLIENT", "LIST")
+			.lines()
+			.count();
+	}
+
+	/**
 	 * Kills the master of slot 0 and measures its slots' calls until its replica is
 	 * promoted and after.
 	 * @param partitions tells which master serves a slot
@@ -86,6 +142,7 @@ class RedisClusterReplicaPromotionTests {
 		long stopped = System.nanoTime();
 		long slowestNanos = 0;
 		int failed = 0;
+		Set<String> failures = new LinkedHashSet<>();
 		long promoted = 0;
 		// Until the replica is promoted (one node timeout and an election), calls on the
 		// dead master's slots fail; each within the timeout.
@@ -97,6 +154,7 @@ class RedisClusterReplicaPromotionTests {
 				}
 				catch (RateLimitStoreException ex) {
 					failed++;
+					failures.add(ex.getClass().getSimpleName() + ": " + ex.getMessage());
 				}
 				slowestNanos = Math.max(slowestNanos, System.nanoTime() - start);
 			}
@@ -111,8 +169,8 @@ class RedisClusterReplicaPromotionTests {
 		}
 		System.out.printf(
 				"%s, cluster master down (replicas): %d calls on its slots failed, slowest %d ms (timeout %d ms); "
-						+ "replica promoted after %d ms%n",
-				client, failed, millis(slowestNanos), TIMEOUT.toMillis(), millis(promoted - stopped));
+						+ "replica promoted after %d ms; failures: %s%n",
+				client, failed, millis(slowestNanos), TIMEOUT.toMillis(), millis(promoted - stopped), failures);
 		// Far below the connect timeout (5 s) the issue measured each call waiting.
 		assertThat(Duration.ofNanos(slowestNanos)).isLessThan(Duration.ofSeconds(2));
 		long since = promoted;

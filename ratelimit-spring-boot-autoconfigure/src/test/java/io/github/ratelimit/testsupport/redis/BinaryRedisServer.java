@@ -137,6 +137,29 @@ final class BinaryRedisServer implements RedisServer, LocalProcesses.Disposable 
 	}
 
 	@Override
+	public void kill() {
+		synchronized (this.lock) {
+			Process current = this.process;
+			if (current == null) {
+				return;
+			}
+			// SIGKILL alone: SIGTERM would let Redis run its shutdown first.
+			current.destroyForcibly();
+			try {
+				if (!current.waitFor(10, TimeUnit.SECONDS)) {
+					throw new IllegalStateException("Redis server on port " + this.port + " did not end after SIGKILL");
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while killing the Redis server on port " + this.port, ex);
+			}
+			this.paused = false;
+			this.process = null;
+		}
+	}
+
+	@Override
 	public void start() {
 		synchronized (this.lock) {
 			if (this.closed) {

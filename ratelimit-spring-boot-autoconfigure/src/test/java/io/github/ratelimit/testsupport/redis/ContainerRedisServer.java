@@ -93,6 +93,16 @@ final class ContainerRedisServer implements RedisServer, LocalProcesses.Disposab
 
 	@Override
 	public void stop() {
+		end(() -> docker().stopContainerCmd(id()).withTimeout(5).exec());
+	}
+
+	@Override
+	public void kill() {
+		end(() -> docker().killContainerCmd(id()).exec());
+	}
+
+	/** Ends the container with {@code end}, resumed first: Docker ends no paused one. */
+	private void end(Runnable end) {
 		synchronized (this.lock) {
 			if (this.stopped) {
 				return;
@@ -101,7 +111,7 @@ final class ContainerRedisServer implements RedisServer, LocalProcesses.Disposab
 				docker().unpauseContainerCmd(id()).exec();
 				this.paused = false;
 			}
-			docker().stopContainerCmd(id()).withTimeout(5).exec();
+			end.run();
 			this.stopped = true;
 		}
 	}

@@ -69,6 +69,14 @@ public interface RedisServer {
 	}
 
 	/**
+	 * Ends the server at once ({@code SIGKILL}), a paused one too without resuming it:
+	 * what was sent to it and not yet read is never read, and the kernel closes its
+	 * connections. {@link #start()} brings it back empty. A container is resumed first
+	 * (Docker kills no paused container). Does nothing when it is already stopped.
+	 */
+	void kill();
+
+	/**
 	 * Freezes the server ({@code SIGSTOP} of the process, {@code docker pause} of a
 	 * container): connections are still accepted but no command is answered until
 	 * {@link #resume()}. Does nothing when it is already paused.
