@@ -81,8 +81,9 @@ sealed class BucketState extends LimitState permits BucketState.Fractional {
 		long capacity = burst * whole;
 		long capacityFraction = 0;
 		if (remainder > 0) {
-			capacity += MulDiv.quotient(burst, remainder, limit);
-			capacityFraction = MulDiv.remainder(burst, remainder, limit);
+			long share = MulDiv.quotient(burst, remainder, limit);
+			capacity += share;
+			capacityFraction = MulDiv.remainder(burst, remainder, limit, share);
 		}
 		long backlog = backlog(limit, now);
 		long backlogFraction = backlogFraction(limit, now);
@@ -112,8 +113,9 @@ sealed class BucketState extends LimitState permits BucketState.Fractional {
 			long credit = cost * whole;
 			long creditFraction = 0;
 			if (remainder > 0) {
-				credit += MulDiv.quotient(cost, remainder, limit);
-				creditFraction = MulDiv.remainder(cost, remainder, limit);
+				long share = MulDiv.quotient(cost, remainder, limit);
+				credit += share;
+				creditFraction = MulDiv.remainder(cost, remainder, limit, share);
 			}
 			// The fractions add up to less than 2 * limit, which in Lua may pass 2^53 and
 			// be rounded: the carry is found without forming the sum.
@@ -276,7 +278,12 @@ sealed class BucketState extends LimitState permits BucketState.Fractional {
 		}
 		long window = spec.windowMicros();
 		long quotient = MulDiv.quotient(micros, spec.limit(), window);
-		long rest = MulDiv.remainder(micros, spec.limit(), window);
+		long rest = MulDiv.remainder(micros, spec.limit(), window, quotient);
+		if (fraction < window) {
+			// Both below the window: their sum holds one window at most, found without
+			// forming it (or dividing).
+			return (rest >= window - fraction) ? quotient + 1 : quotient;
+		}
 		// rest + fraction may pass 2^53, where Lua would round it: the fraction's whole
 		// windows are counted apart.
 		return quotient + fraction / window + (rest + fraction % window) / window;

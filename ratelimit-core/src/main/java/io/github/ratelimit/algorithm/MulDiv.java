@@ -16,7 +16,9 @@ final class MulDiv {
 		long high = Math.multiplyHigh(a, b);
 		long low = a * b;
 		if (high == 0 && low >= 0) {
-			return low / d;
+			// A product below the divisor (one permit's share of a fraction, the usual
+			// cost) needs no division, the slowest instruction on this path.
+			return (low < d) ? 0 : low / d;
 		}
 		// The 128-bit product divided 8 bits at a time, as on paper: the remainder stays
 		// below d, so shifting it left by 8 cannot overflow. high is below d, or the
@@ -32,9 +34,17 @@ final class MulDiv {
 	}
 
 	static long remainder(long a, long b, long d) {
+		return remainder(a, b, d, quotient(a, b, d));
+	}
+
+	/**
+	 * {@code a * b mod d} from the {@code quotient} already found, without dividing
+	 * again.
+	 */
+	static long remainder(long a, long b, long d, long quotient) {
 		// a * b - quotient * d is below d: the low 64 bits of the two products, which
 		// wrap alike, give it exactly.
-		return a * b - quotient(a, b, d) * d;
+		return a * b - quotient * d;
 	}
 
 }
