@@ -4,8 +4,9 @@ import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -51,14 +52,18 @@ import io.github.ratelimit.store.StoreReconnectedException;
  * {@value #RETRY_MILLIS} ms.</li>
  * <li>Once sent, a command must be answered within the command timeout, checked on the
  * connection's I/O thread (see {@link ScriptCommand}).</li>
- * <li>A connection found closed (Redis dropped it, {@code CLIENT KILL}, or Redis stopped
- * or restarted) is replaced at once by a new one, without waiting for Lettuce to
- * reconnect it (its reconnect runs on a timer, and its back-off grows to half a minute):
- * calls wait for the new connection as for one being made, so after a dropped connection
- * they are sent within milliseconds; when Redis is gone, the new connection is refused
- * and they fail at once, as do calls until the next attempt. A call sent on a connection
- * that then closes fails as one whose outcome is unknown
- * ({@link ScriptOutcomeUnknownException}): Redis may have run it.</li>
+ * <li>A connection that closes (Redis dropped it, {@code CLIENT KILL}, or Redis stopped
+ * or restarted) is replaced by a new one as soon as Lettuce reports it, without waiting
+ * for Lettuce to reconnect it (its reconnect runs on a timer, and its back-off grows to
+ * half a minute) or for the next call: calls wait for the new connection as for one being
+ * made, so after a dropped connection they are sent within milliseconds; when Redis is
+ * gone, the new connection is refused and they fail at once, as do calls until the next
+ * attempt. A call sent on a connection that then closes fails, once the connection is
+ * replaced or its timeout passes, with a {@link StoreReconnectedException} whose
+ * {@code mayHaveRun()} is true: the caller checks for lost data and calls again on the
+ * new connection (a call Redis had run is then counted twice, never admitted twice). One
+ * whose connection closes without being replaced fails as one whose outcome is unknown
+ * ({@link ScriptOutcomeUnknownException}).</li>
  * <li>On a Redis Cluster the connection is not replaced when one node dies, not even the
  * node its own channel (for commands without a key) is on, which Lettuce moves to another
  * node by itself. Lettuce keeps commands for a dead master unsent until it reconnects:
@@ -93,7 +98,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	private final long timeoutNanos;
 
-	private final ExecutorService connector;
+	private final ScheduledExecutorService connector;
 
 	private final Object lock = new Object();
 
@@ -131,7 +136,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 		this.script = script;
 		this.connectTimeoutNanos = connectTimeout.toNanos();
 		this.timeoutNanos = timeout.toNanos();
-		this.connector = Executors.newSingleThreadExecutor((runnable) -> {
+		this.connector = Executors.newSingleThreadScheduledExecutor((runnable) -> {
 			Thread thread = new Thread(runnable, "ratelimit-redis-connect");
 			thread.setDaemon(true);
 			return thread;
@@ -316,6 +321,9 @@ final class LettuceScriptRunner implements ScriptRunner {
 		logger.info("Rate limit store: replaced a Redis connection that closed");
 		Connection oldConnection = (old != null) ? old.connectionNow() : null;
 		if (oldConnection != null) {
+			// Before it is closed: the calls sent on it then fail as sent on a connection
+			// made anew.
+			oldConnection.replaced = true;
 			oldConnection.connection.closeAsync();
 		}
 	}
@@ -401,6 +409,30 @@ final class LettuceScriptRunner implements ScriptRunner {
 		});
 	}
 
+	/**
+	 * Replaces a connection that dropped, now or, when an attempt was made less than
+	 * {@value #RETRY_MILLIS} ms ago, once that interval is over. Runs on the connector.
+	 */
+	private void replaceDropped() {
+		attempt();
+		long waitNanos;
+		synchronized (this.lock) {
+			Attempt attempt = this.current;
+			Connection connection = (attempt != null) ? attempt.connectionNow() : null;
+			if (this.closed || this.replacement != null || connection == null || connection.isOpen()) {
+				return;
+			}
+			waitNanos = Math.max(0, this.lastAttemptNanos + RETRY_NANOS - System.nanoTime());
+		}
+		try {
+			this.connector.schedule(this::replaceDropped, Math.max(waitNanos, TimeUnit.MILLISECONDS.toNanos(1)),
+					TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// Closed meanwhile.
+		}
+	}
+
 	@Override
 	public void onReconnect(Runnable listener) {
 		this.reconnected = listener;
@@ -478,14 +510,28 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	/**
-	 * Tells of a connection Lettuce made again after it dropped: the server may be one
-	 * that restarted.
+	 * Tells of a connection Lettuce made again after it dropped (the server may be one
+	 * that restarted), and starts replacing one that dropped at once, without waiting for
+	 * the next call: the calls that were sent on it then learn without waiting out their
+	 * timeout that no reply will come on it (see {@link Call#failed}).
 	 */
 	private final class ReconnectListener implements RedisConnectionStateListener {
 
 		@Override
 		public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
 			reconnected();
+		}
+
+		@Override
+		public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+			if (!LettuceScriptRunner.this.closed) {
+				try {
+					LettuceScriptRunner.this.connector.execute(LettuceScriptRunner.this::replaceDropped);
+				}
+				catch (RejectedExecutionException ex) {
+					// Closed meanwhile.
+				}
+			}
 		}
 
 	}
@@ -532,6 +578,9 @@ final class LettuceScriptRunner implements ScriptRunner {
 		final @Nullable ClusterMasters masters;
 
 		private volatile long closedSince = OPEN;
+
+		/** Whether a new connection replaced this one after it closed. */
+		volatile boolean replaced;
 
 		Connection(AbstractRedisClient client, StatefulConnection<String, String> connection,
 				RedisClusterAsyncCommands<String, String> commands, boolean masterReplica,
@@ -681,6 +730,11 @@ final class LettuceScriptRunner implements ScriptRunner {
 						command.sent()));
 				return;
 			}
+			if (command.sent() && connection != null && connection.replaced
+					&& !(cause instanceof RedisCommandExecutionException)) {
+				completeExceptionally(sentBeforeReconnect(cause));
+				return;
+			}
 			// Sent, then lost (the connection closed before the reply): Redis may have
 			// run it. An error reply tells the script did not decide.
 			completeExceptionally((command.sent() && !(cause instanceof RedisCommandExecutionException))
@@ -704,7 +758,25 @@ final class LettuceScriptRunner implements ScriptRunner {
 				command.cancel();
 				return;
 			}
+			if (connection != null && masters == null && !connection.connection.isOpen()) {
+				// The connection dropped after the call was sent, and is being replaced
+				// (see ReconnectListener): no reply will come in time on it. Left to
+				// Lettuce, which may still send it again if it reconnects first: a late
+				// reply then gives its permits back.
+				completeExceptionally(sentBeforeReconnect(null));
+				return;
+			}
 			super.replyTimedOut(command);
+		}
+
+		/**
+		 * A call sent on a connection that then dropped: the caller checks Redis for lost
+		 * data and calls again on the new connection rather than deciding without Redis;
+		 * a call Redis had run is counted twice at worst, never admitted twice.
+		 */
+		private StoreReconnectedException sentBeforeReconnect(@Nullable Throwable cause) {
+			return new StoreReconnectedException("The Redis connection closed after the rate limit call was sent, "
+					+ "and is made anew; Redis may have run the call", cause, true);
 		}
 
 	}
