@@ -121,7 +121,7 @@ final class ClusterMasters {
 	/**
 	 * Returns whether this connection's link to the master of {@code key}'s slot is known
 	 * closed (or could not be made): a command sent on it and not answered was lost with
-	 * it. Never connects, never blocks.
+	 * it. Never waits: the link exists, as the command was routed over it.
 	 * @param key the first key of the call
 	 * @return {@code true} when the link is closed
 	 */

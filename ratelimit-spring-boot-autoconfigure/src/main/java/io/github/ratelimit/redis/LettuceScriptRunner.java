@@ -645,8 +645,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 				return;
 			}
 			// A connection that closed just now: Lettuce keeps the command and sends it
-			// once reconnected, and the guard below fails it if that takes longer than
-			// the
+			// once reconnected; the guard below fails it if that takes longer than the
 			// timeout. One closed for longer is a Redis that is gone: fail at once.
 			if (connection.closedLongerThan(LettuceScriptRunner.this.timeoutNanos, System.nanoTime())) {
 				completeExceptionally(new RedisConnectionException("Redis connection is down"));
