@@ -34,7 +34,6 @@ import io.github.ratelimit.testsupport.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@link RedisRateLimitStore} on a real 3-master Redis Cluster (no replicas) when one
@@ -92,7 +91,10 @@ class RedisClusterMasterLossTests {
 	 */
 	@Test
 	void aCallSentAsTheMasterDiesFailsAsItsOutage() {
-		assumeTrue(Files.isReadable(Path.of("/proc/net/tcp")), "needs Linux's /proc/net/tcp");
+		assertThat(Path.of("/proc/net/tcp"))
+			.as("Linux's /proc/net/tcp, where this test sees the call waiting unread "
+					+ "in the master's socket (run it on Linux)")
+			.isReadable();
 		this.cluster.close();
 		// Long enough for the kill to land between the send and the deadline.
 		this.cluster = LettuceClusterStore.start(redis, Duration.ofSeconds(2));

@@ -3,6 +3,9 @@ package io.github.ratelimit.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -87,34 +90,40 @@ class RedisConnectionDroppedInFlightTests {
 
 	@Test
 	void aCallRedisNeverSawIsDecidedByRedisOnTheNewConnection() {
-		assertThat(this.store.decide("b", "warm", LIMITS, 1).origin()).isEqualTo(Decision.Origin.STORE);
-		this.proxy.holdRequests(true);
-		long before = this.proxy.bytesFromClients();
-		CompletableFuture<Decision> inFlight = CompletableFuture
-			.supplyAsync(() -> this.store.decide("b", "unseen", LIMITS, 1));
-		await(() -> this.proxy.bytesFromClients() > before, Duration.ofSeconds(10));
-		this.proxy.cutAll();
-		this.proxy.holdRequests(false);
-		Decision decision = inFlight.join();
-		assertThat(decision.origin()).as("decided by Redis").isEqualTo(Decision.Origin.STORE);
-		assertThat(decision.allowed()).isTrue();
+		Decision decision = decideAcrossACut("unseen", this.proxy::holdRequests, () -> {
+			long before = this.proxy.bytesFromClients();
+			return () -> this.proxy.bytesFromClients() > before;
+		});
 		assertThat(decision.remaining()).as("counted once").isEqualTo(9);
 	}
 
 	@Test
 	void aCallRedisRanIsCountedTwiceAtWorstAndAdmittedOnce() {
+		Decision decision = decideAcrossACut("ran", this.proxy::holdReplies,
+				() -> () -> redis.server().command("KEYS", "*ran*").contains("ran"));
+		// The first call ran, its reply was lost, and the call was made again.
+		assertThat(decision.remaining()).as("counted twice, admitted once").isEqualTo(8);
+	}
+
+	/**
+	 * Decides on {@code key} while the proxy holds one direction ({@code hold}), cuts the
+	 * connection once the condition {@code held} makes (after the warm-up, once holding)
+	 * says the call is held, and returns the decision, which Redis made and which
+	 * allowed.
+	 */
+	private Decision decideAcrossACut(String key, Consumer<Boolean> hold, Supplier<BooleanSupplier> held) {
 		assertThat(this.store.decide("b", "warm", LIMITS, 1).origin()).isEqualTo(Decision.Origin.STORE);
-		this.proxy.holdReplies(true);
+		hold.accept(true);
+		BooleanSupplier callHeld = held.get();
 		CompletableFuture<Decision> inFlight = CompletableFuture
-			.supplyAsync(() -> this.store.decide("b", "ran", LIMITS, 1));
-		await(() -> redis.server().command("KEYS", "*ran*").contains("ran"), Duration.ofSeconds(10));
+			.supplyAsync(() -> this.store.decide("b", key, LIMITS, 1));
+		await(callHeld, Duration.ofSeconds(10));
 		this.proxy.cutAll();
-		this.proxy.holdReplies(false);
+		hold.accept(false);
 		Decision decision = inFlight.join();
 		assertThat(decision.origin()).as("decided by Redis").isEqualTo(Decision.Origin.STORE);
 		assertThat(decision.allowed()).isTrue();
-		// The first call ran, its reply was lost, and the call was made again.
-		assertThat(decision.remaining()).as("counted twice, admitted once").isEqualTo(8);
+		return decision;
 	}
 
 }

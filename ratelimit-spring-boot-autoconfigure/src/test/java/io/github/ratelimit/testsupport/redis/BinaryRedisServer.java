@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -122,27 +123,17 @@ final class BinaryRedisServer implements RedisServer, LocalProcesses.Disposable 
 
 	@Override
 	public void stop() {
-		synchronized (this.lock) {
-			Process current = this.process;
-			if (current == null) {
-				return;
-			}
+		end((current) -> {
 			if (this.paused && current.isAlive()) {
 				LocalProcesses.signal(current.pid(), "CONT");
 			}
-			this.paused = false;
 			LocalProcesses.end(current, 5000);
-			this.process = null;
-		}
+		});
 	}
 
 	@Override
 	public void kill() {
-		synchronized (this.lock) {
-			Process current = this.process;
-			if (current == null) {
-				return;
-			}
+		end((current) -> {
 			// SIGKILL alone: SIGTERM would let Redis run its shutdown first.
 			current.destroyForcibly();
 			try {
@@ -154,6 +145,17 @@ final class BinaryRedisServer implements RedisServer, LocalProcesses.Disposable 
 				Thread.currentThread().interrupt();
 				throw new IllegalStateException("Interrupted while killing the Redis server on port " + this.port, ex);
 			}
+		});
+	}
+
+	/** Ends the running process with {@code end}; does nothing when it is stopped. */
+	private void end(Consumer<Process> end) {
+		synchronized (this.lock) {
+			Process current = this.process;
+			if (current == null) {
+				return;
+			}
+			end.accept(current);
 			this.paused = false;
 			this.process = null;
 		}
