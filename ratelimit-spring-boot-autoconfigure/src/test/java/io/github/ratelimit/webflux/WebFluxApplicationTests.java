@@ -186,8 +186,7 @@ class WebFluxApplicationTests {
 		QuotaExceededResponse.expect(from("10.0.6.1", "/api/quote"), "quotes", 10, "\"quotes\";q=3;w=10",
 				"\"quotes\";r=0;t=10", "/api/quote");
 		from("10.0.6.2", "/api/quote").expectStatus().isOk();
-		// The capture holds every thread's output, an earlier test's Redis client
-		// shutting
+		// The capture holds every thread's output, an earlier test's Redis client going
 		// down included (Netty's "Event loop shut down?" ERROR, seen in one build): what
 		// must not log an error is the handling of these requests.
 		assertThat(output.getAll().lines().filter((line) -> line.contains(" ERROR ")))
