@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
@@ -42,20 +41,14 @@ final class DecisionCoalescer {
 
 	private final Script script;
 
-	private final long maxWaitNanos;
-
 	private final LongAdder coalesced = new LongAdder();
 
 	/**
 	 * Creates a coalescer.
 	 * @param script how a batch is sent and its reply read
-	 * @param maxWaitNanos the longest a call may stay in flight before its lane gives up
-	 * on it (a guard against an I/O thread that never runs again; the runner times calls
-	 * out well before)
 	 */
-	DecisionCoalescer(Script script, long maxWaitNanos) {
+	DecisionCoalescer(Script script) {
 		this.script = script;
-		this.maxWaitNanos = maxWaitNanos;
 	}
 
 	/**
@@ -126,7 +119,7 @@ final class DecisionCoalescer {
 		catch (RuntimeException ex) {
 			call = CompletableFuture.failedFuture(ex);
 		}
-		call.orTimeout(this.maxWaitNanos, TimeUnit.NANOSECONDS).whenComplete((reply, ex) -> {
+		call.whenComplete((reply, ex) -> {
 			// The callers of this batch run first, then one call carries every request
 			// waiting: those that waited for this call and those its callers made at once
 			// (a loop, a pipeline). Sending the ones that waited before the callers ran
@@ -224,7 +217,8 @@ final class DecisionCoalescer {
 		 * @param batch the requests
 		 * @param async whether the calling thread must not block
 		 * @param lateReply told of a reply that arrived after the call had failed
-		 * @return the reply
+		 * @return the reply; failed at the latest once the store's longest wait has
+		 * passed, since a lane waits for its call before it sends the next
 		 */
 		CompletableFuture<List<Object>> send(LaneKey lane, List<Request> batch, boolean async,
 				Consumer<List<Object>> lateReply);

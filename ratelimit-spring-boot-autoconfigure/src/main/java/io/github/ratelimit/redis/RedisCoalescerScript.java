@@ -64,7 +64,7 @@ final class RedisCoalescerScript implements DecisionCoalescer.Script {
 	@Override
 	public CompletableFuture<List<Object>> send(DecisionCoalescer.LaneKey lane, List<DecisionCoalescer.Request> batch,
 			boolean async, Consumer<List<Object>> lateReply) {
-		return this.calls.send(this.protocol.coalesced(lane, batch), async, lateReply);
+		return this.calls.bounded(this.calls.send(this.protocol.coalesced(lane, batch), async, lateReply));
 	}
 
 	@Override

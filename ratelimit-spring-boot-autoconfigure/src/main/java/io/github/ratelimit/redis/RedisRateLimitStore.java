@@ -77,7 +77,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		this.late = new LateDecisions(this.calls, this.protocol);
 		this.batches = new RedisCoalescerScript(this.calls, this.protocol,
 				(lane, cost) -> this.late.giveBack(lane.bucket(), lane.key(), lane.limits(), cost));
-		this.coalescer = settings.coalescing() ? new DecisionCoalescer(this.batches, this.calls.maxWaitNanos()) : null;
+		this.coalescer = settings.coalescing() ? new DecisionCoalescer(this.batches) : null;
 		this.lifecycle = new RedisStoreLifecycle(this.runner, this.calls, this.protocol, this, settings);
 	}
 

@@ -113,7 +113,7 @@ final class RedisScriptCalls {
 	 * the longest wait has passed
 	 */
 	<T> CompletableFuture<T> whenReplied(CompletableFuture<List<Object>> reply, Function<List<Object>, T> read) {
-		return reply.orTimeout(this.maxWaitNanos, TimeUnit.NANOSECONDS).handle((result, ex) -> {
+		return bounded(reply).handle((result, ex) -> {
 			if (ex != null) {
 				throw failure(ScriptRunner.unwrap(ex));
 			}
@@ -199,11 +199,15 @@ final class RedisScriptCalls {
 	}
 
 	/**
-	 * Returns the longest any call waits: for the connection, then for the reply.
-	 * @return the bound in nanoseconds
+	 * Returns {@code reply}, failed with a {@link TimeoutException} once the longest wait
+	 * has passed without it (see {@link ScriptRunner#within}): the guard against an I/O
+	 * thread that never runs again, since the runner times calls out well before.
+	 * @param <T> the reply's type
+	 * @param reply the reply
+	 * @return {@code reply}
 	 */
-	long maxWaitNanos() {
-		return this.maxWaitNanos;
+	<T> CompletableFuture<T> bounded(CompletableFuture<T> reply) {
+		return this.runner.within(reply, this.maxWaitNanos);
 	}
 
 }

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -81,6 +83,22 @@ interface ScriptRunner extends AutoCloseable {
 	default CompletableFuture<List<Object>> runAsync(String[] keys, String[] args,
 			@Nullable Consumer<List<Object>> lateReply) {
 		return run(keys, args, lateReply);
+	}
+
+	/**
+	 * Returns {@code call}, failed with a {@link TimeoutException} if it is not complete
+	 * within {@code nanos}: the safety net under the runner's own time limits, so that no
+	 * caller waits for good. By default on the JDK's shared timer
+	 * ({@link CompletableFuture#orTimeout}), whose queue takes a lock to schedule and to
+	 * cancel a deadline. A runner whose calls complete on I/O threads that must not wait
+	 * (Lettuce's) uses a timer that takes none.
+	 * @param <T> the call's result
+	 * @param call the call
+	 * @param nanos the longest it may take
+	 * @return {@code call}
+	 */
+	default <T> CompletableFuture<T> within(CompletableFuture<T> call, long nanos) {
+		return call.orTimeout(nanos, TimeUnit.NANOSECONDS);
 	}
 
 	@Override

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
@@ -29,7 +28,7 @@ class DecisionCoalescerTests {
 
 	private final HandCompletedScript script = new HandCompletedScript();
 
-	private final DecisionCoalescer coalescer = new DecisionCoalescer(this.script, TimeUnit.SECONDS.toNanos(30));
+	private final DecisionCoalescer coalescer = new DecisionCoalescer(this.script);
 
 	@Test
 	void requestsArrivingWhileACallIsInFlightGoTogetherInTheNextCall() {
