@@ -138,9 +138,13 @@ final class RedisScriptCalls {
 					? "Redis did not answer within " + Durations.readable(this.timeout) + " (ratelimit.redis.timeout)"
 					: "No Redis connection within " + Durations.readable(this.connectTimeout)
 							+ " (ratelimit.redis.connect-timeout)";
-			// A late reply still tells what Redis did (see the store's late refunds):
-			// known in the end.
-			return new RateLimitStoreException(message, cause, true);
+			// Sent, so Redis may have run it: the fallback counts its permits as taken
+			// there (the strict side). An instance whose last reply for a key came early
+			// in a burst starts its fallback from more than remains; the calls it sent
+			// since take that back (a stall mid-burst admitted up to 26 of 20 without).
+			// A late reply that allowed gives the permits back in Redis (the store's
+			// late refunds).
+			return new RateLimitStoreException(message, cause, true, sent);
 		}
 		if (cause instanceof TimeoutException) {
 			return new RateLimitStoreException(

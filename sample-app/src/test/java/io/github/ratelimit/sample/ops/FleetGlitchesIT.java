@@ -25,10 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the failure mode {@code fallback} and every other setting at its default. For each
  * fault, a burst of 60 simultaneous requests spread over both instances meets it, and
  * once both instances decide on Redis again, a second burst of 60 on the same key
- * follows: the window must admit at most {@link #GOAL} in all, or
- * {@link #MID_BURST_BOUND} when the fault hits in the middle of the burst. The faults are
- * real: {@code CLIENT KILL}, {@code SIGSTOP} for 3 s (before the burst and in the middle
- * of it), {@code DEBUG SLEEP 2}, {@code kill -9} and an empty restart, and a full outage.
+ * follows: the window must admit at most {@link #GOAL} in all. The faults are real:
+ * {@code CLIENT KILL}, {@code SIGSTOP} for 3 s (before the burst and in the middle of
+ * it), {@code DEBUG SLEEP 2}, {@code kill -9} and an empty restart, and a full outage.
  * Each scenario uses a client address of its own, so each starts on a fresh key.
  * <p>
  * Operator actions reach the fleet: a key reset through one instance lets the other admit
@@ -50,20 +49,12 @@ class FleetGlitchesIT {
 	private static final int INSTANCES = 2;
 
 	/**
-	 * The most a window may admit across a glitch that meets the burst before it starts,
-	 * after it ended, or as an outage: the limit and one per instance (each enforces its
-	 * share of what it heard remained, rounded).
+	 * The most a window may admit across a glitch: the limit and one per instance (each
+	 * enforces its share of what it heard remained, rounded). A glitch in the middle of
+	 * the burst stays within it too because the calls that timed out count as taken (see
+	 * docs/operations.md for the case that does not: a stale answer and nothing sent).
 	 */
 	private static final long GOAL = LIMIT + INSTANCES;
-
-	/**
-	 * The most a window may admit across a glitch in the middle of the burst, as the
-	 * README states it: Redis admits at most the limit, and each instance at most its
-	 * share of what it last heard remained, a full share when its last answer for the key
-	 * came before the others' admissions or it had none yet. Measured figures are printed
-	 * against {@link #GOAL} too.
-	 */
-	private static final long MID_BURST_BOUND = LIMIT + INSTANCES * ((LIMIT + INSTANCES - 1) / INSTANCES);
 
 	private static final int BURST = 60;
 
@@ -140,9 +131,9 @@ class FleetGlitchesIT {
 		int[] ports = startInstances();
 		warmUp();
 
-		glitch("CLIENT KILL TYPE normal, mid-burst", MID_BURST_BOUND, ports, this::midBurst,
+		glitch("CLIENT KILL TYPE normal, mid-burst", ports, this::midBurst,
 				() -> redis.server().command("CLIENT", "KILL", "TYPE", "normal"));
-		glitch("kill -STOP 3 s, before the burst", GOAL, ports, (burst, fault) -> {
+		glitch("kill -STOP 3 s, before the burst", ports, (burst, fault) -> {
 			redis.server().pause();
 			CompletableFuture<Void> resume = resumeAfter(Duration.ofSeconds(3));
 			ConnectionFirstBurst.Result result = burst.get();
@@ -150,20 +141,19 @@ class FleetGlitchesIT {
 			return result;
 		}, () -> {
 		});
-		glitch("kill -STOP 3 s, mid-burst", MID_BURST_BOUND, ports, this::midBurst, () -> {
+		glitch("kill -STOP 3 s, mid-burst", ports, this::midBurst, () -> {
 			redis.server().pause();
 			resumeAfter(Duration.ofSeconds(3));
 		});
-		glitch("DEBUG SLEEP 2, mid-burst", MID_BURST_BOUND, ports, this::midBurst,
-				() -> redis.server().sleep(Duration.ofSeconds(2)));
-		glitch("kill -9 after the burst, empty restart", GOAL, ports, (burst, fault) -> {
+		glitch("DEBUG SLEEP 2, mid-burst", ports, this::midBurst, () -> redis.server().sleep(Duration.ofSeconds(2)));
+		glitch("kill -9 after the burst, empty restart", ports, (burst, fault) -> {
 			ConnectionFirstBurst.Result result = burst.get();
 			redis.server().stop();
 			redis.server().start();
 			return result;
 		}, () -> {
 		});
-		glitch("outage: a burst while Redis is down, another after it is back (empty)", GOAL, ports, (burst, fault) -> {
+		glitch("outage: a burst while Redis is down, another after it is back (empty)", ports, (burst, fault) -> {
 			redis.server().stop();
 			ConnectionFirstBurst.Result result = burst.get();
 			redis.server().start();
@@ -175,14 +165,14 @@ class FleetGlitchesIT {
 		concurrentLiveChangesOnTwoInstancesAreBothKept();
 		healthKnowsRedisIsGoneWithoutTraffic();
 
-		assertThat(this.misses).as("scenarios over their bound of admissions in the window").isEmpty();
+		assertThat(this.misses).as("scenarios over the goal of admissions in the window").isEmpty();
 	}
 
 	/**
 	 * Meets a burst of 60 with a fault, then waits until both instances decide on Redis
 	 * again, and fires another burst of 60 on the same key.
 	 */
-	private void glitch(String scenario, long bound, int[] ports, Scenario steps, Runnable fault) {
+	private void glitch(String scenario, int[] ports, Scenario steps, Runnable fault) {
 		String clientIp = nextClient();
 		long started = System.nanoTime();
 		ConnectionFirstBurst.Result during = steps
@@ -207,15 +197,15 @@ class FleetGlitchesIT {
 			}
 		}
 		String line = String.format(
-				"%s: %d admitted in the window (%s the goal of %d; bound %d) (during: %s; after: %s); recovered after %d ms; right after the burst: %s%s",
-				scenario, admitted, (admitted <= GOAL) ? "within" : "over", GOAL, bound, during, after,
+				"%s: %d admitted in the window (%s the goal of %d) (during: %s; after: %s); recovered after %d ms; right after the burst: %s%s",
+				scenario, admitted, (admitted <= GOAL) ? "within" : "over", GOAL, during, after,
 				TimeUnit.NANOSECONDS.toMillis(recovered - started), states, afterwards);
 		record(line);
 		assertThat(during.count(200) + during.count(429)).as("%s: every request answered 200 or 429", scenario)
 			.isEqualTo(BURST);
 		assertThat(after.count(200) + after.count(429)).as("%s: every request answered 200 or 429", scenario)
 			.isEqualTo(BURST);
-		if (admitted > bound) {
+		if (admitted > GOAL) {
 			this.misses.add(line);
 		}
 	}
@@ -377,7 +367,7 @@ class FleetGlitchesIT {
 				"--ratelimit.endpoint.limits-write-enabled=true", "--management.endpoint.health.show-details=always",
 				// What each key on the fallback started from and what was written back,
 				// in
-				// the logs under target/fleet-glitches: a run over its bound says why.
+				// the logs under target/fleet-glitches: a run over the goal says why.
 				"--logging.level.io.github.ratelimit.failover.OutageFallback=debug", "--spring.main.banner-mode=off");
 		for (int i = 1; i <= 2; i++) {
 			this.instances.add(SampleProcess.start(jar, this.run + "-fleet-" + i, logs, args));
