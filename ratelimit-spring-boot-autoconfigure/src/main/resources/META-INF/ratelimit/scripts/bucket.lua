@@ -14,8 +14,7 @@
 --           With commit the permits are taken when allowed; a rejection writes nothing (a bucket
 --           whose backlog exceeds a lowered capacity stores the cut backlog). Refund and reset set nothing.
 --           A committed decision with at_once > 1 takes, at once, as many of the run as one after
---           another would be allowed: it sets admitted (their number), base and base_fraction (the
---           backlog before them) and step and step_fraction (the backlog each of them adds).
+--           another would be allowed (bucket_run.lua): admitted, base, step and their fractions.
 -- Mirrors   io.github.ratelimit.algorithm.BucketState.java
 
 -- Token bucket, GCRA and leaky bucket are one function over one time: when the bucket is full again
@@ -163,46 +162,12 @@ elseif op ~= 'r' or not shaping then
       end
     end
     if cost <= available and not (bound and reset_now > bound) then
-      if commit and at_once > 1 then
-        -- Each of the run takes cost more of the available permits, and is allowed while they last
-        -- and, shaping, while its delay ceil(backlog) stays within the bound: the j-th after this one
-        -- while backlog + j * cost * T <= bound, that is j * cost <= the permits in bound - backlog.
-        -- How many are is a quotient. (A bound beyond the capacity bounds nothing.)
-        admitted = min(at_once, floor(available / cost))
-        if bound and bound <= capacity then
-          local room, room_fraction = bound - backlog, -backlog_fraction
-          if room_fraction < 0 then
-            room, room_fraction = room - 1, room_fraction + limit
-          end
-          local in_room
-          if permits_in then
-            in_room = permits_in(room, room_fraction)
-          else
-            in_room = floor(room / whole)
-          end
-          admitted = min(admitted, floor(in_room / cost) + 1)
-        end
-        base, base_fraction = backlog, backlog_fraction
-        step, step_fraction = after - backlog, after_fraction - backlog_fraction
-        if step_fraction < 0 then
-          step, step_fraction = step - 1, step_fraction + limit
-        end
-      end
       allowed, retry, reset_after = 1, 0, after + ((after_fraction > 0) and 1 or 0)
       delay = shaping and reset_now or 0
       if commit then
         ahead, ahead_fraction = after, after_fraction
-        if admitted > 1 then
-          -- The run's permits at once (at most the available ones, so their product stays exact).
-          local credit, credit_fraction = admitted * cost * whole, 0
-          if span then
-            credit, credit_fraction = span(admitted * cost)
-          end
-          if credit_fraction >= limit - backlog_fraction then
-            ahead, ahead_fraction = backlog + credit + 1, credit_fraction - (limit - backlog_fraction)
-          else
-            ahead, ahead_fraction = backlog + credit, backlog_fraction + credit_fraction
-          end
+        if at_once > 1 then
+          --+ bucket_run.lua
         end
       end
     else

@@ -1,103 +1,53 @@
--- rate_limit.lua: one call = one decision (or peek, refund, reset) over every limit of a request,
--- all seven algorithms, all-or-nothing; or a batch of decisions on the same key and limits, decided
--- one after another as if each were a call of its own (io.github.ratelimit.redis.DecisionCoalescer). The same semantics as the in-memory store (the README's
--- "Algorithms" and "When a limit changes"); the shared contract suite and a differential test run both.
+-- rate_limit.lua: one call = one decision (or peek, refund, reset, charge) over every limit of a
+-- request, all seven algorithms, all-or-nothing; or a batch of decisions on one key and limits, decided
+-- one after another as if each were a call of its own (io.github.ratelimit.redis.DecisionCoalescer).
+-- The same semantics as the in-memory store; the shared contract suite and a differential test run both.
 --
--- KEYS[i]   <prefix>:{<bucket>:<key>}:<algorithm code><i>[:<window µs>[/<segments>]]   state of limit i;
---           every key of a call shares the hash tag {<bucket>:<key>}, so the call runs on one Redis
---           Cluster slot. The window algorithms name their window (and the counter its segments) in
---           the key: a limit whose algorithm, window or segments changes has a state of its own.
---           The script touches no key but these.
---             fw    hash {w = window index, c = count}; expires at the end of the window
---             sl    list of admission times (µs), oldest first; expires W after the newest
---             sw    hash {w = window index, c = current count, p = previous count}; expires 2W after its window starts
---             swc   hash {<sub-window index> = count}; stale fields deleted; expires W after the newest sub-window
---             tb    string: time in µs the bucket is full again, "<µs>" or "<µs>+<n>/<L>" (n/L µs later,
---                   L the limit); expires at that time
---             gcra  string: theoretical arrival time (the same state); expires at that time
---             lb    string: time the queue drains (the same state); expires at that time
--- ARGV[1]   operation: d = decide, p = peek, r = refund, x = reset, b = decide a batch,
---           c = charge (take permits whether or not a request would be allowed), u = restore (charge
---           only when every limit is full: no state, or none that still matters), h = heartbeat of an
---           instance (below)
--- ARGV[2]   cost: permits taken (decide), given back (refund); 1 for peek. Up to 2^63 - 1.
---           For b: the number of decisions n in the batch. For c and u: unused (the costs follow).
--- ARGV[3..]  the limits in KEYS order, each an algorithm code and its parameters:
---             fw, sl, sw       limit, window µs
---             swc              limit, sub-windows, sub-window µs
---             tb, gcra, lb     burst, limit, window µs
--- then three optional arguments (absent or "" when unset):
---             longest leaky bucket delay accepted, µs (unset: no bound)
---             now in µs since the epoch (unset: Redis TIME; set by tests and time-source=local). The
---             callers' clocks may then disagree: no algorithm goes back to an older window, drops a
---             permit another caller counted or gives back time because a caller's now is behind, and
---             the window algorithms' keys live one window longer (skewed)
---             ms added to every TTL (set only by tests, whose manual clock runs ahead of Redis's)
---           For b all three are sent ("" when unset; the delay bound is the requests' own, below), then
---           the n decisions in order, as runs of identical ones: each run its number of requests, their
---           cost, and their longest leaky bucket delay ("" = none).
---           For c and u all three are sent, then one cost per limit: the permits to take from it, each limit
---           on its own (a window counts them all, up to a debt of one limit; a bucket takes what it has).
+-- KEYS[i]   <prefix>:{<bucket>:<key>}:<algorithm code><i>[:<window µs>[/<segments>]], the state of
+--           limit i; its type and expiry are in the algorithm's file (bucket.lua, fixed_window.lua,
+--           sliding_log.lua, sliding_window.lua, sliding_window_counter.lua). Every key of a call shares
+--           the hash tag {<bucket>:<key>} (one Redis Cluster slot); a limit whose algorithm, window or
+--           segments changes has a key of its own. The script touches no other key.
+-- ARGV[1]   operation: d = decide, p = peek, r = refund, x = reset, b = decide a batch, c = charge
+--           (take permits whether or not a request would be allowed), u = restore (charge only when
+--           every limit is full), h = heartbeat of an instance (heartbeat.lua: its own KEYS and ARGV)
+-- ARGV[2]   cost: permits taken (d), given back (r); 1 for p; up to 2^63 - 1. For b: the number of
+--           decisions n. For c and u: unused (the costs follow).
+-- ARGV[3..] the limits in KEYS order, each a code and its parameters: fw, sl, sw: limit, window µs;
+--           swc: limit, sub-windows, sub-window µs; tb, gcra, lb: burst, limit, window µs. Then three
+--           optional arguments (absent or "" when unset): the longest leaky bucket delay accepted, µs;
+--           now in µs since the epoch (unset: Redis TIME; set by tests and time-source=local: callers'
+--           clocks may then disagree, and no algorithm goes back to an older window, drops a permit
+--           another counted or gives back time for a caller that is behind; window keys live one window
+--           longer); ms added to every TTL (tests only, whose manual clock runs ahead of Redis's).
+--           For b all three are sent, then the n decisions as runs of identical ones: each run's number
+--           of requests, their cost and their longest delay ("" = none). For c and u all three are sent,
+--           then one cost per limit (a window counts them all, up to a debt of one limit; a bucket takes
+--           what it has).
 -- Returns   d, p: per limit { allowed 0|1, remaining, reset_after µs, delay µs if allowed else
---                             retry_after µs (-1 = never) }
---           r, x, c: {}
---           u: { 1 } when the permits were taken, { 0 } when a limit had a state and nothing changed
---           b: per run, { admitted k, records m, base, base fraction, step, step fraction } then m
---              replies as d would reply them, then, if k is less than the run, the reply of its first
---              rejection, which every request after it in the run gets too (a rejection changes nothing,
---              so the next identical request sees what it saw). The decisions see one now and each other's
---              permits, exactly as n calls of d at that instant would. m < k when one limit alone took m's last and the k - m after it at once
---              (bucket.lua, fixed_window.lua): base is then that limit's state before them (the backlog,
---              whole µs and a fraction in 1/L µs; the count), and step what each of them adds to it (the
---              backlog of its cost; 0), from which each one's reply follows (io.github.ratelimit.algorithm.RunTakenAtOnce).
--- Heartbeat (h): one instance says it is alive and reads what the fleet shares, in one call.
--- KEYS[1]   {<prefix>}:instances                zset instance id -> last heartbeat (ms, Redis time);
---                                                 expires after the time-to-live of a heartbeat
--- KEYS[2]   {<prefix>}:live-limits:version      the live limit changes' version (live_limits_save.lua)
--- KEYS[3]   {<prefix>}:epoch                    a value set once and kept while instances beat: a new
---                                                 one means Redis lost its data (restarted empty, flushed)
--- KEYS[4]   {<prefix>}:resets                   a counter of key resets, so every instance forgets what
---                                                 it remembered of the keys
--- ARGV[2]   the instance's id   ARGV[3] time-to-live of a heartbeat, ms (0: the instance leaves)
---           ARGV[4] an epoch to set if none is   ARGV[5] "1" to count a reset, else ""
--- Returns   { live instances, live limits version, epoch, resets }; {} when the instance leaves
+--           retry_after µs (-1 = never) }; r, x, c: {}; u: { 1 } when taken, { 0 } when a limit had a
+--           state. b: per run { admitted k, records m, base, base fraction, step, step fraction }, m
+--           replies as d gives them, then, if k is less than the run, its first rejection's reply, which
+--           the rest of the run gets too (a rejection changes nothing). As n calls of d at one instant.
+--           m < k when one limit alone took the k - m after the m-th at once (bucket_run.lua,
+--           fixed_window.lua): base is its state before them, step what each adds, from which each
+--           reply follows (io.github.ratelimit.algorithm.RunTakenAtOnce).
 --
 -- Exactness: every limit, burst, window, time and count is an integer below 2^53, exact in Lua's
--- doubles (LimitSpec bounds them), and so is floor(a / b) of two of them: a correctly rounded quotient
--- never crosses an integer. A cost may be larger and rounded, but every comparison is written as
--- cost <= limit - used, whose right side is exact and below 2^53, so a rounded cost decides alike. A
--- product of two such numbers (count * time, in the sliding window and the buckets) is taken in 26-bit
--- limbs (exact_products.lua).
+-- doubles (LimitSpec bounds them), and so is floor(a / b) of two of them. A cost may be larger and
+-- rounded, but every comparison is written as cost <= limit - used, whose right side is exact, so a
+-- rounded cost decides alike. A product of two such numbers is taken in 26-bit limbs (exact_products.lua).
 --
--- Each algorithm is a file of its own next to this one (bucket.lua, fixed_window.lua, sliding_log.lua,
--- sliding_window.lua, sliding_window_counter.lua), with its own header, and reads like its Java twin in
--- io.github.ratelimit.algorithm. A line "--+ <file>" is replaced by that file when the script is loaded
--- (RedisRateLimitScript), so Redis gets one chunk: Redis runs the whole chunk on every call, and every
--- function it defines is a new closure each time, which with seven algorithms cost more than the
--- algorithm itself. So the algorithms are inlined as branches of one loop, a helper function is
--- defined only inside the branch that needs it (exact_products.lua), and the common case (no
--- optional argument) sends no argument it does not use.
+-- A line "--+ <file>" is replaced by that file when the script is loaded (RedisRateLimitScript): Redis
+-- gets one chunk, runs all of it on every call and makes every function it defines a new closure each
+-- time, which with seven algorithms cost more than the algorithm itself. So the algorithms are branches
+-- of one loop, each in a file that reads like its Java twin in io.github.ratelimit.algorithm, a helper
+-- function is defined only in the branch that needs it, and the common case sends no optional argument.
 
 local op = ARGV[1]
 local floor, max, min = math.floor, math.max, math.min
 if op == 'h' then
-  local time = redis.call('TIME')
-  local now_ms = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
-  local ttl = tonumber(ARGV[3])
-  if ttl == 0 then
-    redis.call('ZREM', KEYS[1], ARGV[2])
-    return {}
-  end
-  redis.call('ZADD', KEYS[1], now_ms, ARGV[2])
-  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now_ms - ttl)
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  -- The epoch and the resets outlive any pause of the fleet's heartbeats that matters: a day.
-  redis.call('SET', KEYS[3], ARGV[4], 'NX')
-  redis.call('PEXPIRE', KEYS[3], 86400000)
-  local resets = (ARGV[5] == '1') and redis.call('INCR', KEYS[4]) or tonumber(redis.call('GET', KEYS[4]) or 0)
-  redis.call('PEXPIRE', KEYS[4], 86400000)
-  return { redis.call('ZCARD', KEYS[1]), tonumber(redis.call('GET', KEYS[2]) or 0), redis.call('GET', KEYS[3]),
-    resets }
+  --+ heartbeat.lua
 end
 local cost = tonumber(ARGV[2])
 local count = #KEYS
@@ -241,22 +191,8 @@ while requests > 0 do
     reply[head + 4], reply[head + 5], reply[head + 6] = base_fraction, step, step_fraction
   end
 end
--- A bucket's state is the time it is full again, "<µs>" or "<µs>+<n>/<L>", and expires then.
-for key, ahead in pairs(written) do
-  local fraction = written_fraction[key]
-  if ahead == 0 and fraction == 0 then
-    redis.call('DEL', key)
-  else
-    local full_at
-    if fraction > 0 then
-      -- Full again within the µs after now + ahead: the key expires after it.
-      full_at, ahead = string.format('%d+%d/%d', now + ahead, fraction, written_limit[key]), ahead + 1
-    else
-      full_at = string.format('%d', now + ahead)
-    end
-    redis.call('SET', key, full_at, 'PX', max(1, -floor(-ahead / 1000)) + ttl_slack)
-  end
-end
+-- The buckets' backlogs, stored once after the call's last decision.
+--+ bucket_write.lua
 if charging then
   return (ARGV[1] == 'u') and { 1 } or {}
 end

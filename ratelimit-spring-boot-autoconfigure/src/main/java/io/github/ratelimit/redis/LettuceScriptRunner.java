@@ -180,18 +180,53 @@ final class LettuceScriptRunner implements ScriptRunner {
 				timeout);
 	}
 
+	/**
+	 * Connects and loads the script. A login cut short is tried once more: Lettuce closes
+	 * the channel of a refused login before it reports the refusal, and when the close
+	 * wins the race it reports "Connection closed prematurely" instead (a wrong password
+	 * then let a {@code ratelimit.store=redis} application start, in one test run of
+	 * many), so a required store would start without Redis on a wrong password.
+	 */
 	@Override
 	public CompletableFuture<Void> start() {
-		CompletableFuture<Void> started = attempt().connection
-			.thenCompose((c) -> c.commands.scriptLoad(this.script.source()))
-			.thenAccept((sha) -> {
-			})
-			.toCompletableFuture();
-		return started.exceptionallyCompose((ex) -> {
-			Throwable cause = ScriptRunner.unwrap(ex);
-			return CompletableFuture.failedFuture(
-					(cause instanceof RedisCommandExecutionException) ? new ScriptRefusedException(cause) : cause);
-		});
+		return load(attempt()).exceptionallyCompose((ex) -> handshakeCut(ScriptRunner.unwrap(ex))
+				? load(connectAgainNow()) : CompletableFuture.failedFuture(ex))
+			.exceptionallyCompose((ex) -> {
+				Throwable cause = ScriptRunner.unwrap(ex);
+				return CompletableFuture.failedFuture(
+						(cause instanceof RedisCommandExecutionException) ? new ScriptRefusedException(cause) : cause);
+			});
+	}
+
+	private CompletableFuture<Void> load(Attempt attempt) {
+		return attempt.connection.thenCompose((c) -> c.commands.scriptLoad(this.script.source())).thenAccept((sha) -> {
+		}).toCompletableFuture();
+	}
+
+	/** Whether a connection failed as its handshake was cut: see {@link #start()}. */
+	private static boolean handshakeCut(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof RedisConnectionException
+					&& "Connection closed prematurely".equals(cause.getMessage())) {
+				return true;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return false;
+	}
+
+	/** A new attempt, whenever the last one was made. */
+	private Attempt connectAgainNow() {
+		synchronized (this.lock) {
+			if (this.closed) {
+				return Attempt.closed();
+			}
+			Attempt attempt = connect(System.nanoTime(), false);
+			this.current = attempt;
+			return attempt;
+		}
 	}
 
 	@Override
@@ -282,8 +317,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 			attempt = this.current;
 			long now = System.nanoTime();
 			if (this.closed) {
-				return new Attempt(CompletableFuture.failedFuture(new IllegalStateException("Redis store is closed")),
-						false);
+				return Attempt.closed();
 			}
 			if (attempt == null) {
 				attempt = connect(now, false);
@@ -571,6 +605,12 @@ final class LettuceScriptRunner implements ScriptRunner {
 	 * made to replace a connection that closed, which calls wait for but do not use.
 	 */
 	private record Attempt(CompletableFuture<Connection> connection, boolean replacesClosed) {
+
+		/** What calls get once the runner is closed. */
+		static Attempt closed() {
+			return new Attempt(CompletableFuture.failedFuture(new IllegalStateException("Redis store is closed")),
+					false);
+		}
 
 		@Nullable Connection connectionNow() {
 			return (this.connection.isDone() && !this.connection.isCompletedExceptionally()) ? this.connection.join()

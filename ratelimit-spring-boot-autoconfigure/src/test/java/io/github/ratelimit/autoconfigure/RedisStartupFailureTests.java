@@ -25,6 +25,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import io.github.ratelimit.health.RateLimitHealthIndicator;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
+import io.github.ratelimit.testsupport.redis.TcpProxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -70,6 +71,26 @@ class RedisStartupFailureTests {
 	@Test
 	void aWrongPasswordFailsARequiredStoreNamingAuthentication() {
 		assertWrongPasswordFailsStartup(as("app", "wrong"));
+	}
+
+	/**
+	 * Lettuce reports a refused login whose channel closed first as "Connection closed
+	 * prematurely", not as the refusal: the store tries such a login once more, so a
+	 * wrong password still fails startup, and a right one starts on Redis.
+	 */
+	@Test
+	void aLoginCutShortIsTriedOnceMore() {
+		try (TcpProxy proxy = new TcpProxy(redis.host(), redis.port())) {
+			proxy.cutOnFirstRequest(1);
+			assertWrongPasswordFailsStartup(
+					as("app", "wrong").withPropertyValues("spring.data.redis.port=" + proxy.port()));
+			proxy.cutOnFirstRequest(1);
+			as("app", "right").withPropertyValues("ratelimit.store=redis", "spring.data.redis.port=" + proxy.port())
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					assertThat(health(context).getDetails()).containsEntry("state", "healthy");
+				});
+		}
 	}
 
 	@Test

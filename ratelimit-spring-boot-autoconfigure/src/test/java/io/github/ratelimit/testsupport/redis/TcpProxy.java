@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -31,6 +32,8 @@ public final class TcpProxy implements AutoCloseable {
 	private final List<Socket> sockets = new CopyOnWriteArrayList<>();
 
 	private final AtomicLong fromClients = new AtomicLong();
+
+	private final AtomicInteger cutsOnFirstRequest = new AtomicInteger();
 
 	private final Object lock = new Object();
 
@@ -97,6 +100,15 @@ public final class TcpProxy implements AutoCloseable {
 		return this.fromClients.get();
 	}
 
+	/**
+	 * Closes each of the next {@code connections} connections as soon as its client sends
+	 * something, before the server sees it: a connection cut in its handshake.
+	 * @param connections how many connections to cut so
+	 */
+	public void cutOnFirstRequest(int connections) {
+		this.cutsOnFirstRequest.set(connections);
+	}
+
 	/** Closes every connection made so far, both sides; new ones are still accepted. */
 	public void cutAll() {
 		for (Socket socket : this.sockets) {
@@ -117,6 +129,10 @@ public final class TcpProxy implements AutoCloseable {
 		while (!this.closed) {
 			try {
 				Socket client = this.server.accept();
+				if (this.cutsOnFirstRequest.getAndUpdate((n) -> Math.max(0, n - 1)) > 0) {
+					cutOnFirstRequest(client);
+					continue;
+				}
 				Socket target = new Socket(this.host, this.targetPort);
 				this.sockets.add(client);
 				this.sockets.add(target);
@@ -127,6 +143,23 @@ public final class TcpProxy implements AutoCloseable {
 				// Closed, or the server is down: the client's connection fails.
 			}
 		}
+	}
+
+	private void cutOnFirstRequest(Socket client) {
+		this.sockets.add(client);
+		Thread thread = new Thread(() -> {
+			try (InputStream in = client.getInputStream()) {
+				this.fromClients.addAndGet(Math.max(0, in.read(new byte[8192])));
+			}
+			catch (IOException ex) {
+				// Closed already.
+			}
+			finally {
+				closeQuietly(client);
+			}
+		}, "tcp-proxy-cut");
+		thread.setDaemon(true);
+		thread.start();
 	}
 
 	private void pump(Socket from, Socket to, boolean requests) {
