@@ -30,6 +30,7 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.masterreplica.MasterReplica;
 import io.lettuce.core.masterreplica.StatefulRedisMasterReplicaConnection;
 import io.netty.util.Timeout;
+import io.netty.util.Timer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -100,6 +101,9 @@ final class LettuceScriptRunner implements ScriptRunner {
 	private final long timeoutNanos;
 
 	private final ScheduledExecutorService connector;
+
+	/** The client's timer, for {@link #within}; fetched once. */
+	private volatile @Nullable Timer timer;
 
 	private final Object lock = new Object();
 
@@ -205,16 +209,10 @@ final class LettuceScriptRunner implements ScriptRunner {
 
 	/** Whether a connection failed as its handshake was cut: see {@link #start()}. */
 	private static boolean handshakeCut(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof RedisConnectionException
-					&& "Connection closed prematurely".equals(cause.getMessage())) {
-				return true;
-			}
-			if (cause.getCause() == cause) {
-				break;
-			}
-		}
-		return false;
+		return RedisFailureCause.chain(failure)
+			.stream()
+			.anyMatch((cause) -> cause instanceof RedisConnectionException
+					&& "Connection closed prematurely".equals(cause.getMessage()));
 	}
 
 	/** A new attempt, whenever the last one was made. */
@@ -286,18 +284,27 @@ final class LettuceScriptRunner implements ScriptRunner {
 		if (call.isDone()) {
 			return call;
 		}
+		if (this.closed) {
+			// Its client may be shut down, its timer with it: the JDK's still runs.
+			return ScriptRunner.super.within(call, nanos);
+		}
 		Timeout deadline;
 		try {
-			deadline = this.clientSupplier.get()
-				.getResources()
-				.timer()
-				.newTimeout(
-						(timeout) -> call.completeExceptionally(new TimeoutException(
-								"No reply within " + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms")),
-						nanos, TimeUnit.NANOSECONDS);
+			Timer timer = this.timer;
+			if (timer == null) {
+				// Once: the supplier may check, or even start, the connection factory.
+				timer = this.clientSupplier.get().getResources().timer();
+				this.timer = timer;
+			}
+			deadline = timer.newTimeout(
+					(timeout) -> call.completeExceptionally(
+							new TimeoutException("No reply within " + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms")),
+					nanos, TimeUnit.NANOSECONDS);
 		}
 		catch (IllegalStateException | RejectedExecutionException ex) {
-			// The client is shutting down and its timer stopped: the JDK's still runs.
+			// The client is shutting down and its timer stopped: the JDK's still runs,
+			// and the next call asks for the client's timer again (a new client's).
+			this.timer = null;
 			return ScriptRunner.super.within(call, nanos);
 		}
 		call.whenComplete((result, ex) -> deadline.cancel());

@@ -120,7 +120,12 @@ public final class RedisFailureCause {
 		return new RedisFailureCause(Kind.OTHER, deepestFirst.get(0));
 	}
 
-	private static List<Throwable> chain(Throwable failure) {
+	/**
+	 * Returns {@code failure} and its causes, outermost first, each once.
+	 * @param failure the failure
+	 * @return the chain
+	 */
+	static List<Throwable> chain(Throwable failure) {
 		List<Throwable> chain = new ArrayList<>();
 		Map<Throwable, Boolean> seen = new IdentityHashMap<>();
 		for (Throwable cause = failure; cause != null && seen.put(cause, true) == null; cause = cause.getCause()) {
