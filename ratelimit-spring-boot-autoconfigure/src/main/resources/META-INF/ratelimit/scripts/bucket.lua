@@ -1,20 +1,21 @@
 -- bucket.lua: token bucket, GCRA and leaky bucket, one function over one time.
 -- KEYS      key: string, the time the bucket is full again in µs, "<µs>", or "<µs>+<n>/<L>" when it
---           is n/L µs later (L the limit the fraction was counted under); expires then.
--- ARGV      ARGV[arg + 1] burst, ARGV[arg + 2] limit, ARGV[arg + 3] window in µs.
--- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost,
---           now (µs), max_delay, ttl_slack, commit, charging (a charge: take what is available),
---           floor/max/min; written, written_fraction and written_limit (key -> the backlog this call
---           leaves: whole µs, the fraction and the limit it is counted under, which rate_limit.lua stores
---           after the call's last decision); at_once (how many requests this decision may take: what is
---           left of a batch's run of identical ones, this one included, when the call has one limit;
---           else 1).
--- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
---           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
---           With commit the permits are taken when allowed; a rejection writes nothing (a bucket
---           whose backlog exceeds a lowered capacity stores the cut backlog). Refund and reset set nothing.
---           A committed decision with at_once > 1 takes, at once, as many of the run as one after
---           another would be allowed (bucket_run.lua): admitted, base, step and their fractions.
+--           is n/L µs later (L the limit the fraction was counted under); expires then (bucket_write.lua).
+-- Defines   bucket(key, shaping, burst, limit, window, op, cost, now, at_once, max_delay, ttl_slack,
+--           backlogs, fractions, limits): decides (op d), peeks (p), charges (c: takes what is available,
+--           up to cost) or refunds (r) a request of cost at now (µs); shaping (a leaky bucket) makes the
+--           caller wait for its slot, up to max_delay µs (nil: no bound); at_once is how many identical
+--           requests it may take at once (what is left of a batch's run on one limit; else 1); ttl_slack
+--           is the ms a stored time outlives its TTL by (tests). backlogs, fractions and limits map a key
+--           to the backlog this call leaves it (whole µs, the fraction and the limit it is counted in),
+--           stored once after the call (bucket_write.lua): read before Redis, and written here for a
+--           refund and for a backlog cut to a lowered capacity.
+-- Returns   d, p, c: allowed (0|1), available (permits now), retry (µs, -1 = never), delay (µs),
+--           reset_now (µs until full now), reset_after (µs until full once taken); when allowed, nil
+--           (the caller keeps the backlog in backlogs, fractions and limits for bucket_write.lua), the
+--           backlog (whole µs, fraction, limit; none when a charge takes nothing), then for a run
+--           (bucket_run.lua) admitted, base, base_fraction, step and step_fraction. r: nothing.
+-- Uses      exact_products.lua and bucket_run.lua, included where needed.
 -- Mirrors   io.github.ratelimit.algorithm.BucketState.java
 
 -- Token bucket, GCRA and leaky bucket are one function over one time: when the bucket is full again
@@ -32,11 +33,12 @@
 -- The backlog is capped at the capacity of the current spec: a change of limit, window or burst keeps
 -- the time to refill, up to the new capacity; a fraction counted under another limit is rounded up
 -- to the next µs.
-local shaping = code == 'lb'
-if op == 'x' then
-  redis.call('DEL', key)
-elseif op ~= 'r' or not shaping then
-  local burst, limit, window = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]), tonumber(ARGV[arg + 3])
+local function bucket(key, shaping, burst, limit, window, op, cost, now, at_once, max_delay, ttl_slack,
+    backlogs, fractions, limits)
+  local floor, max, min = math.floor, math.max, math.min
+  if op == 'r' and shaping then
+    return
+  end
   local whole = floor(window / limit)
   local remainder = window - whole * limit
   local span, permits_in
@@ -72,11 +74,10 @@ elseif op ~= 'r' or not shaping then
     capacity, capacity_fraction = span(burst)
   end
   local backlog, backlog_fraction = 0, 0
-  local ahead, ahead_fraction -- the new backlog to store, if any
-  if written[key] then
+  if backlogs[key] then
     -- A decision of a batch reads the backlog the one before it left (on the same now), not Redis:
     -- only the last one is stored.
-    backlog, backlog_fraction = written[key], written_fraction[key]
+    backlog, backlog_fraction = backlogs[key], fractions[key]
   else
     local state = redis.call('GET', key)
     if state then
@@ -103,7 +104,7 @@ elseif op ~= 'r' or not shaping then
         -- and nothing is stored; a refund gives back from the stored backlog.
         if (redis.call('PTTL', key) - ttl_slack - 1) * 1000 > capacity then
           backlog, backlog_fraction = capacity, capacity_fraction
-          ahead, ahead_fraction = capacity, capacity_fraction
+          backlogs[key], fractions[key], limits[key] = capacity, capacity_fraction, limit
         elseif op ~= 'r' then
           backlog, backlog_fraction = capacity, capacity_fraction
         end
@@ -112,7 +113,7 @@ elseif op ~= 'r' or not shaping then
   end
   if op == 'r' then
     if backlog > 0 or backlog_fraction > 0 then
-      ahead, ahead_fraction = 0, 0
+      local ahead, ahead_fraction = 0, 0
       if cost < burst then
         local given, given_fraction = cost * whole, 0
         if span then
@@ -126,67 +127,69 @@ elseif op ~= 'r' or not shaping then
           ahead, ahead_fraction = 0, 0
         end
       end
+      backlogs[key], fractions[key], limits[key] = ahead, ahead_fraction, limit
     end
+    return
+  end
+  local bound = shaping and max_delay
+  local spare, spare_fraction = capacity - backlog, capacity_fraction - backlog_fraction
+  if spare_fraction < 0 then
+    spare, spare_fraction = spare - 1, spare_fraction + limit
+  end
+  local available
+  if permits_in then
+    available = permits_in(spare, spare_fraction)
   else
-    local bound = shaping and max_delay
-    local spare, spare_fraction = capacity - backlog, capacity_fraction - backlog_fraction
-    if spare_fraction < 0 then
-      spare, spare_fraction = spare - 1, spare_fraction + limit
+    -- T is whole µs: the fraction, below one, adds no permit.
+    available = floor(spare / whole)
+  end
+  local reset_now = backlog + ((backlog_fraction > 0) and 1 or 0)
+  -- A charge takes what is available, up to its cost (a bucket owes no more than its capacity:
+  -- BucketState).
+  if op == 'c' then
+    cost = min(cost, max(0, available))
+  end
+  -- The backlog once the permits are taken (a cost above the burst never is).
+  local after, after_fraction = 0, 0
+  if cost <= burst then
+    local credit, credit_fraction = cost * whole, 0
+    if span then
+      credit, credit_fraction = span(cost)
     end
-    if permits_in then
-      available = permits_in(spare, spare_fraction)
+    -- The fractions add up to less than 2 * limit, which may pass 2^53 (and be rounded): the carry
+    -- is found without forming the sum.
+    if credit_fraction >= limit - backlog_fraction then
+      after, after_fraction = backlog + credit + 1, credit_fraction - (limit - backlog_fraction)
     else
-      -- T is whole µs: the fraction, below one, adds no permit.
-      available = floor(spare / whole)
+      after, after_fraction = backlog + credit, backlog_fraction + credit_fraction
     end
-    -- A charge takes what is available, up to its cost (a bucket owes no more than its capacity:
-    -- BucketState), and commits only a cost above zero.
-    if charging then
-      cost = min(cost, max(0, available))
-      commit = commit and cost > 0
-    end
-    reset_now = backlog + ((backlog_fraction > 0) and 1 or 0)
-    -- The backlog once the permits are taken (a cost above the burst never is).
-    local after, after_fraction = 0, 0
+  end
+  if cost > available or (bound and reset_now > bound) then
+    local retry = -1
     if cost <= burst then
-      local credit, credit_fraction = cost * whole, 0
-      if span then
-        credit, credit_fraction = span(cost)
+      -- The wait until the backlog with the permits taken fits the capacity.
+      local excess, excess_fraction = after - capacity, after_fraction - capacity_fraction
+      if excess_fraction < 0 then
+        excess, excess_fraction = excess - 1, excess_fraction + limit
       end
-      -- The fractions add up to less than 2 * limit, which may pass 2^53 (and be rounded): the carry
-      -- is found without forming the sum.
-      if credit_fraction >= limit - backlog_fraction then
-        after, after_fraction = backlog + credit + 1, credit_fraction - (limit - backlog_fraction)
-      else
-        after, after_fraction = backlog + credit, backlog_fraction + credit_fraction
-      end
-    end
-    if cost <= available and not (bound and reset_now > bound) then
-      allowed, retry, reset_after = 1, 0, after + ((after_fraction > 0) and 1 or 0)
-      delay = shaping and reset_now or 0
-      if commit then
-        ahead, ahead_fraction = after, after_fraction
-        if at_once > 1 then
-          --+ bucket_run.lua
-        end
-      end
-    else
-      allowed, retry, delay, reset_after = 0, -1, 0, reset_now
-      if cost <= burst then
-        -- The wait until the backlog with the permits taken fits the capacity.
-        local excess, excess_fraction = after - capacity, after_fraction - capacity_fraction
-        if excess_fraction < 0 then
-          excess, excess_fraction = excess - 1, excess_fraction + limit
-        end
-        retry = max(0, excess + ((excess_fraction > 0) and 1 or 0))
-        if bound then
-          -- The wait until the delay is short enough; bound (a long) is never multiplied.
-          retry = max(retry, reset_now - bound)
-        end
+      retry = max(0, excess + ((excess_fraction > 0) and 1 or 0))
+      if bound then
+        -- The wait until the delay is short enough; bound (a long) is never multiplied.
+        retry = max(retry, reset_now - bound)
       end
     end
+    return 0, available, retry, 0, reset_now, reset_now
   end
-  if ahead then
-    written[key], written_fraction[key], written_limit[key] = ahead, ahead_fraction, limit
+  local reset_after, delay = after + ((after_fraction > 0) and 1 or 0), shaping and reset_now or 0
+  if op == 'c' and cost == 0 then
+    return 1, available, 0, delay, reset_now, reset_after
   end
+  if at_once > 1 then
+    --+ bucket_run.lua
+    local admitted, base, base_fraction, step, step_fraction, ahead, ahead_fraction = bucket_run(at_once, cost,
+      available, backlog, backlog_fraction, after, after_fraction, capacity, limit, whole, span, permits_in, bound)
+    return 1, available, 0, delay, reset_now, reset_after, nil, ahead, ahead_fraction, limit, admitted, base,
+      base_fraction, step, step_fraction
+  end
+  return 1, available, 0, delay, reset_now, reset_after, nil, after, after_fraction, limit
 end

@@ -1,14 +1,20 @@
 -- exact_products.lua: products of two numbers below 2^53, compared and divided exactly.
+-- Every limit, burst, window, time and count is an integer below 2^53, exact in Lua's doubles (LimitSpec
+-- bounds them), and so is floor(a / b) of two of them. A cost may be larger and rounded, but every
+-- comparison is written as cost <= limit - used, whose right side is exact, so a rounded cost decides
+-- alike. A product of two such numbers is taken here.
 -- Lua's numbers are doubles, exact only below 2^53, and a count times a time reaches 2^106: such
--- a product is taken as three 26-bit limbs. Included (a line "--+ exact_products.lua") where a
--- product may pass 2^53, inside the branch that needs it: Redis makes a new closure of each function
--- every time its definition runs, so a branch that never needs them never defines them.
--- Defines  product(a, b), fits_under(a, b, c, d), floor_mul_div(a, b, c) as locals of the block.
--- Uses     floor (rate_limit.lua).
+-- a product is taken as three 26-bit limbs. Included (a line "--+ exact_products.lua") inside the
+-- function that needs it, and only there: Redis makes a new closure of each function every time its
+-- definition runs, so a call that never needs them never defines them.
+-- Defines   product(a, b), fits_under(a, b, c, d), floor_mul_div(a, b, c), locals
+--           of the block that includes it; they use nothing of it.
+-- Returns   each function's result, below.
 
 -- a * b as three 26-bit limbs (high, middle, low), for a, b at most 2^53 with the smaller below
 -- 2^52 (a window in µs, a remainder of one, or a quotient smaller than one).
 local function product(a, b)
+  local floor = math.floor
   if a < b then
     a, b = b, a
   end
@@ -36,6 +42,7 @@ end
 -- floor(a * b / c), exactly, for a quotient q whose products q * c and (q + 1) * c product() takes:
 -- the rounded quotient corrected by exact products.
 local function floor_mul_div(a, b, c)
+  local floor = math.floor
   local q = floor(a * b / c)
   while q > 0 and not fits_under(q, c, a, b) do
     q = q - 1
@@ -45,3 +52,4 @@ local function floor_mul_div(a, b, c)
   end
   return q
 end
+

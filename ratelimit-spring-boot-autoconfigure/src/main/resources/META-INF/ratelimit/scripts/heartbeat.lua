@@ -10,10 +10,9 @@
 -- ARGV[2]   the instance's id   ARGV[3] time-to-live of a heartbeat, ms (0: the instance leaves)
 --           ARGV[4] an epoch to set if none is   ARGV[5] "1" to count a reset, else ""
 -- Returns   { live instances, live limits version, epoch, resets }; {} when the instance leaves
--- In scope (rate_limit.lua): floor.
 
 local time = redis.call('TIME')
-local now_ms = tonumber(time[1]) * 1000 + floor(tonumber(time[2]) / 1000)
+local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local ttl = tonumber(ARGV[3])
 if ttl == 0 then
   redis.call('ZREM', KEYS[1], ARGV[2])

@@ -16,10 +16,8 @@
 -- ARGV[3..] the limits in KEYS order, each a code and its parameters: fw, sl, sw: limit, window µs;
 --           swc: limit, sub-windows, sub-window µs; tb, gcra, lb: burst, limit, window µs. Then three
 --           optional arguments (absent or "" when unset): the longest leaky bucket delay accepted, µs;
---           now in µs since the epoch (unset: Redis TIME; set by tests and time-source=local: callers'
---           clocks may then disagree, and no algorithm goes back to an older window, drops a permit
---           another counted or gives back time for a caller that is behind; window keys live one window
---           longer); ms added to every TTL (tests only, whose manual clock runs ahead of Redis's).
+--           now in µs since the epoch (unset: Redis TIME; set by tests and time-source=local, see skewed
+--           below); ms added to every TTL (tests only, whose manual clock runs ahead of Redis's).
 --           For b all three are sent, then the n decisions as runs of identical ones: each run's number
 --           of requests, their cost and their longest delay ("" = none). For c and u all three are sent,
 --           then one cost per limit (a window counts them all, up to a debt of one limit; a bucket takes
@@ -33,37 +31,21 @@
 --           fixed_window.lua): base is its state before them, step what each adds, from which each
 --           reply follows (io.github.ratelimit.algorithm.RunTakenAtOnce).
 --
--- Exactness: every limit, burst, window, time and count is an integer below 2^53, exact in Lua's
--- doubles (LimitSpec bounds them), and so is floor(a / b) of two of them. A cost may be larger and
--- rounded, but every comparison is written as cost <= limit - used, whose right side is exact, so a
--- rounded cost decides alike. A product of two such numbers is taken in 26-bit limbs (exact_products.lua).
---
--- A line "--+ <file>" is replaced by that file when the script is loaded (RedisRateLimitScript): Redis
--- gets one chunk, runs all of it on every call and makes every function it defines a new closure each
--- time, which with seven algorithms cost more than the algorithm itself. So the algorithms are branches
--- of one loop, each in a file that reads like its Java twin in io.github.ratelimit.algorithm, a helper
--- function is defined only in the branch that needs it, and the common case sends no optional argument.
+-- Every number is exact although Lua's are doubles: exact_products.lua says how. Each algorithm's file
+-- defines the twin of its Java state: explicit inputs, the decision and the next state (with the function
+-- that stores it, called when every limit allows) as outputs. A line "--+ <file>" is replaced by that file
+-- when the script is loaded (RedisRateLimitScript), where its function is used: Redis runs the chunk on
+-- every call and makes a closure of a function each time its definition runs, so a call makes only those
+-- it uses.
 
 local op = ARGV[1]
-local floor, max, min = math.floor, math.max, math.min
 if op == 'h' then
   --+ heartbeat.lua
 end
+local max = math.max
 local cost = tonumber(ARGV[2])
 local count = #KEYS
--- A batch is n decisions in runs of identical ones, each run's count, cost and delay bound read before it.
-local batch = op == 'b'
-local requests = 1
-if batch then
-  op, requests = 'd', cost
-end
--- A charge takes from each limit on its own what it has, up to its cost: one pass that commits. A
--- restore first peeks at every limit, and charges in a second pass only if all are full.
-local charging = op == 'c' or op == 'u'
-local restoring = op == 'u'
-
--- A first walk over the limits' arguments checks every code before any limit runs, and finds the
--- optional arguments after them.
+-- A first walk checks every limit's code before any limit runs, and finds the optional arguments.
 local arg = 3
 for i = 1, count do
   local code = ARGV[arg]
@@ -78,31 +60,39 @@ end
 local max_delay = tonumber(ARGV[arg])
 local now = tonumber(ARGV[arg + 1])
 local ttl_slack = tonumber(ARGV[arg + 2]) or 0
--- With the caller's clock (time-source local; tests), instances may disagree on now. A key must not
--- expire before the slowest clock is done with it: the window algorithms keep their keys one window
--- longer (in ms; 0 on Redis time, one clock for all). Correct for clocks less than a window apart.
+-- With the caller's clock (time-source local; tests), instances may disagree on now: no algorithm goes
+-- back to an older window, drops a permit another counted or gives back time for a caller that is
+-- behind, and a key must not expire before the slowest clock is done with it: the window algorithms keep
+-- their keys one window longer (0 on Redis time, one clock for all). Correct for clocks less than a
+-- window apart.
 local skewed = now and 1 or 0
 if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
--- Where a charge's cost of each limit is (c, u): after the optional arguments.
-local charges = arg + 2
-if charging then
-  op = restoring and 'p' or 'd'
+if op == 'x' then
+  return redis.call('DEL', unpack(KEYS)) and {}
 end
-
+local charges = arg + 2 -- where the costs of a charge (c, u) start, after the optional arguments
+-- A batch is n decisions in runs of identical ones, each run's count, cost and delay bound read before it.
+-- A charge takes from each limit on its own what it may of its cost; a restore first peeks at all.
+local batch, charging, restoring = op == 'b', op == 'c' or op == 'u', op == 'u'
+local requests = 1
+if batch then
+  op, requests = 'd', cost
+elseif charging then
+  op = restoring and 'p' or 'c'
+end
 -- Decide and peek reply 4 values per limit (sized for one limit here: growing a table costs).
 local reply = (op == 'd' or op == 'p') and { 0, 0, 0, 0 } or {}
 -- Where the next run's arguments (b) and the next reply (b, d, p) start.
 local request_arg, out = arg + 3, 0
--- The backlog each token bucket, GCRA and leaky bucket key is left with (bucket.lua): whole µs, the
--- fraction and the limit it is counted in (1/L µs), stored after the last decision: a batch writes
--- each key once.
-local written, written_fraction, written_limit = {}, {}, {}
--- identical: the requests of the run not yet decided (a call of d, p, r or x is a run of one);
--- admitted: how many of them one decision took at once, base (and base_fraction): that limit's state
--- before them, step (and step_fraction): what each of them added to it.
+-- The state each limit's decision leaves (5 values per limit: how to save it, then what). A bucket's is
+-- kept in backlogs, fractions and limits (whole µs, fraction, the limit it is counted in) and stored once
+-- after the call's last decision: a batch writes each key once.
+local states, backlogs, fractions, limits = { false, false, false, false, false }, {}, {}, {}
+-- identical: the requests of the run not yet decided (another call is a run of one); admitted: how many
+-- of them one decision took at once; base: that limit's state before them; step: what each added to it.
 local identical, admitted, base, base_fraction, step, step_fraction = 1, 1, 0, 0, 0, 0
 while requests > 0 do
   local head = out
@@ -115,85 +105,96 @@ while requests > 0 do
   requests = requests - identical
   local taken, records = 0, 0
   while identical > 0 do
-    admitted = 1
-    -- One limit decides and commits in one pass (a rejection changes nothing); several are all checked
-    -- in a first pass, and committed in a second only if all allow. (The Java twins return each limit's
-    -- next state, which the in-memory store keeps only if all allow; a script cannot hold a state
-    -- without writing it, so it decides twice.)
-    local commit = charging or (op == 'd' and count == 1)
     -- A limit deciding alone may take the run's identical requests at once (bucket.lua, fixed_window.lua).
-    local at_once = commit and identical or 1
-    local all_allowed, fresh
-    for _ = 1, 2 do
-      all_allowed, fresh = true, true
-      arg = 3
-      for i = 1, count do
-        local key, code = KEYS[i], ARGV[arg]
-        if charging then
-          -- The algorithm takes what it may of it (LimitState.charge), and commits only above zero.
-          cost, commit = tonumber(ARGV[charges + i]), op == 'd'
-        end
-        -- Decide and peek set: allowed (0|1), permits available now, retry_after (-1 never), delay,
-        -- reset_after now, reset_after once this request is committed. With commit the permits are
-        -- taken when allowed; a rejected request changes nothing. Refund and reset set nothing.
-        local allowed, available, retry, delay, reset_now, reset_after
-
-        if code == 'tb' or code == 'gcra' or code == 'lb' then
-          --+ bucket.lua
-        elseif code == 'fw' then
-          --+ fixed_window.lua
-        elseif code == 'swc' then
-          --+ sliding_window_counter.lua
-        elseif code == 'sw' then
-          --+ sliding_window.lua
-        else -- sl
-          --+ sliding_log.lua
-        end
-
-        arg = arg + ((code == 'fw' or code == 'sw' or code == 'sl') and 3 or 4)
-        if reset_now and reset_now > 0 then
-          fresh = false
-        end
-        -- Decide and peek: allowed, remaining, reset_after, then the delay or the retry_after.
-        if allowed then
-          local at = out + 4 * i - 4
-          if allowed == 0 then
-            all_allowed = false
-            reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 0, max(0, available), reset_now, retry
-          elseif op == 'd' then
-            reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available - cost), reset_after,
-              delay
-          else
-            reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available), reset_now, 0
-          end
-        end
+    local at_once = (op == 'd' and count == 1) and identical or 1
+    local all_allowed, fresh = true, true
+    admitted, arg = 1, 3
+    for i = 1, count do
+      local key, code = KEYS[i], ARGV[arg]
+      local a, b, c = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]), tonumber(ARGV[arg + 3])
+      if charging then
+        cost = (op == 'c') and tonumber(ARGV[charges + i]) or 1
       end
-      if restoring and op == 'p' then
-        if not fresh then
-          return { 0 }
-        end
-        op = 'd'
-      elseif charging or commit or op ~= 'd' or not all_allowed then
-        break
+      local allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3, s4, run, run_base,
+        run_base_fraction, run_step, run_step_fraction
+      if code == 'fw' then
+        --+ fixed_window.lua
+        allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3, run, run_base =
+          fixed_window(key, a, b, op, cost, now, at_once, ttl_slack, skewed)
+      elseif code == 'sw' then
+        --+ sliding_window.lua
+        allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3, s4 =
+          sliding_window(key, a, b, op, cost, now, ttl_slack, skewed)
+      elseif code == 'sl' then
+        --+ sliding_log.lua
+        allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3 =
+          sliding_log(key, a, b, op, cost, now, ttl_slack, skewed)
+      elseif code == 'swc' then
+        --+ sliding_window_counter.lua
+        allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3 =
+          sliding_window_counter(key, a, b, c, op, cost, now, ttl_slack, skewed)
       else
-        commit = true
+        --+ bucket.lua
+        allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3, run, run_base,
+          run_base_fraction, run_step, run_step_fraction = bucket(key, code == 'lb', a, b, c, op, cost, now,
+          at_once, max_delay, ttl_slack, backlogs, fractions, limits)
+      end
+      arg = arg + ((code == 'fw' or code == 'sw' or code == 'sl') and 3 or 4)
+      fresh = fresh and not (reset_now and reset_now > 0)
+      local at = 5 * i - 5
+      states[at + 1], states[at + 2], states[at + 3], states[at + 4], states[at + 5] = save, s1, s2, s3, s4
+      -- Decide and peek: allowed, remaining, reset_after, then the delay or the retry_after.
+      at = out + 4 * i - 4
+      if allowed == 0 then
+        all_allowed = false
+        reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 0, max(0, available), reset_now, retry
+      elseif op == 'd' then
+        reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available - cost), reset_after,
+          delay
+        if run then
+          admitted, base, base_fraction = run, run_base, run_base_fraction or 0
+          step, step_fraction = run_step or 0, run_step_fraction or 0
+        end
+      elseif op == 'p' then
+        reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available), reset_now, 0
       end
     end
     out = out + 4 * count
-    -- The rest of the run would be rejected alike: its reply stands for them all.
-    if not all_allowed then
-      break
+    if restoring and op == 'p' then
+      if not fresh then
+        return { 0 }
+      end
+      op = 'c'
+    else
+      -- A decision's states are saved when every limit allows (a rejection changes nothing, and the rest
+      -- of its run would be rejected alike: its reply stands for them all); a charge's, each on its own.
+      if (op == 'd' and all_allowed) or op == 'c' then
+        for i = 1, count do
+          local at = 5 * i - 5
+          local save, s1 = states[at + 1], states[at + 2]
+          if save then
+            save(KEYS[i], s1, states[at + 3], states[at + 4], states[at + 5])
+          elseif s1 then
+            backlogs[KEYS[i]], fractions[KEYS[i]], limits[KEYS[i]] = s1, states[at + 3], states[at + 4]
+          end
+        end
+      end
+      if not all_allowed or op ~= 'd' then
+        break
+      end
+      taken, records, identical = taken + admitted, records + 1, identical - admitted
     end
-    taken, records, identical = taken + admitted, records + 1, identical - admitted
   end
   if batch then
     reply[head + 1], reply[head + 2], reply[head + 3] = taken, records, base
     reply[head + 4], reply[head + 5], reply[head + 6] = base_fraction, step, step_fraction
   end
 end
--- The buckets' backlogs, stored once after the call's last decision.
---+ bucket_write.lua
-if charging then
-  return (ARGV[1] == 'u') and { 1 } or {}
+for key, ahead in pairs(backlogs) do
+  --+ bucket_write.lua
+  bucket_write(key, ahead, fractions[key], limits[key], now, ttl_slack)
+end
+if restoring then
+  return { 1 }
 end
 return reply

@@ -1,20 +1,20 @@
 -- sliding_log.lua: the time of every admitted permit in the last W, oldest first.
 -- KEYS      key: list of admission times in µs, oldest first; expires W after the newest (2W with the
 --           callers' clocks, skewed).
--- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] window in µs.
--- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost, now
---           (µs), max_delay, ttl_slack, skewed (1 when now is the caller's clock, else 0), commit, charging (a charge: count cost whatever is available),
---           floor/max/min.
--- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
---           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
---           With commit the permits are taken when allowed; a rejection writes nothing. Refund and reset
---           set nothing.
+-- Defines   sliding_log(key, limit, window, op, cost, now, ttl_slack, skewed): decides (op d), peeks (p),
+--           charges (c: counts the whole cost, up to a debt of one limit) or refunds (r) a request of cost
+--           at now (µs), window in µs. ttl_slack (ms) and skewed (1 when now is the callers' clock, else
+--           0) lengthen the key's life.
+-- Returns   d, p, c: allowed (0|1), available (permits now), retry (µs, -1 = never), delay (µs),
+--           reset_now (µs until full now), reset_after (µs until full once taken); when allowed, the
+--           next state as a function that stores it and its arguments after the key (save, the time its
+--           permits are recorded at, their number, the key's ttl ms; none when a charge takes nothing).
+--           r: nothing; it writes the refund itself.
 -- Mirrors   io.github.ratelimit.algorithm.SlidingLogState.java
 
-local limit, window = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
-if op == 'x' then
-  redis.call('DEL', key)
-else
+local function sliding_log(key, limit, window, op, cost, now, ttl_slack, skewed)
+  local floor, max, min = math.floor, math.max, math.min
+  -- Times out of the window never count again: dropping them changes no decision.
   local threshold = now - window
   while true do
     local head = redis.call('LRANGE', key, 0, 99)
@@ -39,42 +39,41 @@ else
     else
       redis.call('LTRIM', key, 0, size - cost - 1)
     end
-  else
-    available, delay, reset_now = limit - size, 0, 0
-    -- A charge counts its whole cost, up to a debt of one limit (LimitState.charged), and commits only
-    -- a cost above zero.
-    if charging then
-      cost = max(size, min(size + cost, 2 * limit, 9007199254740991)) - size
-      commit = commit and cost > 0
-    end
-    if size > 0 then
-      reset_now = tonumber(redis.call('LINDEX', key, -1)) + window - now
-    end
-    if charging or cost <= limit - size then
-      allowed, retry, reset_after = 1, 0, window
-      if commit then
-        -- The list stays ordered, oldest first, when the caller's clock is behind the newest entry's: its
-        -- permits are recorded at that entry's time (kept a little longer, never dropped early).
-        local stamp = now
-        if size > 0 then
-          stamp = max(now, tonumber(redis.call('LINDEX', key, -1)))
-        end
-        local times = {}
-        for t = 1, cost do
-          times[#times + 1] = stamp
-          if #times == 1000 or t == cost then
-            redis.call('RPUSH', key, unpack(times))
-            times = {}
-          end
-        end
-        redis.call('PEXPIRE', key, max(1, -floor(-window / 1000)) * (1 + skewed) + ttl_slack)
-      end
-    else
-      allowed, retry, reset_after = 0, -1, reset_now
-      if cost <= limit then
-        -- The oldest (size + cost - limit) entries must leave the window first.
-        retry = tonumber(redis.call('LINDEX', key, size + cost - limit - 1)) + window - now
-      end
-    end
+    return
   end
+  local available, reset_now, newest = limit - size, 0, nil
+  if size > 0 then
+    newest = tonumber(redis.call('LINDEX', key, -1))
+    reset_now = newest + window - now
+  end
+  if op == 'c' then
+    -- A charge counts its whole cost, up to a debt of one limit (LimitState.charged).
+    cost = max(size, min(size + cost, 2 * limit, 9007199254740991)) - size
+    if cost == 0 then
+      return 1, available, 0, 0, reset_now, window
+    end
+  elseif cost > limit - size then
+    local retry = -1
+    if cost <= limit then
+      -- The oldest (size + cost - limit) entries must leave the window first.
+      retry = tonumber(redis.call('LINDEX', key, size + cost - limit - 1)) + window - now
+    end
+    return 0, available, retry, 0, reset_now, reset_now
+  end
+  -- The list stays ordered, oldest first, when the caller's clock is behind the newest entry's: its
+  -- permits are recorded at that entry's time (kept a little longer, never dropped early).
+  local function save(key, at, added, ttl)
+    local times = {}
+    for t = 1, added do
+      times[#times + 1] = at
+      if #times == 1000 or t == added then
+        redis.call('RPUSH', key, unpack(times))
+        times = {}
+      end
+    end
+    redis.call('PEXPIRE', key, ttl)
+  end
+  local stamp = newest and max(now, newest) or now
+  return 1, available, 0, 0, reset_now, window, save, stamp, cost,
+    max(1, -floor(-window / 1000)) * (1 + skewed) + ttl_slack
 end

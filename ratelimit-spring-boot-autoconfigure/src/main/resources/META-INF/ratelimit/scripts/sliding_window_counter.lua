@@ -2,20 +2,19 @@
 -- KEYS      key: hash {<sub-window index> = count}, stale fields deleted; expires W after the newest (2W
 --           with the callers' clocks, skewed). A caller whose clock is behind the newest sub-window counts
 --           into it.
--- ARGV      ARGV[arg + 1] limit, ARGV[arg + 2] sub-windows N, ARGV[arg + 3] sub-window length in µs.
--- In scope (rate_limit.lua): key (KEYS[i]), arg (this limit's first argument, its code), op, cost, now
---           (µs), max_delay, ttl_slack, skewed (1 when now is the caller's clock, else 0), commit, charging (a charge: count cost whatever is available),
---           floor/max/min.
--- Sets      for decide and peek: allowed (0|1), available (permits now), retry (µs, -1 = never),
---           delay (µs), reset_now (µs until full now), reset_after (µs until full once committed).
---           With commit the permits are taken when allowed; a rejection writes nothing. Refund and reset
---           set nothing.
+-- Defines   sliding_window_counter(key, limit, n, length, op, cost, now, ttl_slack, skewed): decides (op
+--           d), peeks (p), charges (c: counts the whole cost, up to a debt of one limit) or refunds (r) a
+--           request of cost at now (µs), over n sub-windows of length µs. ttl_slack (ms) and skewed (1
+--           when now is the callers' clock, else 0) lengthen the key's life.
+-- Returns   d, p, c: allowed (0|1), available (permits now), retry (µs, -1 = never), delay (µs),
+--           reset_now (µs until full now), reset_after (µs until full once taken); when allowed, the
+--           next state as a function that stores it and its arguments after the key (save, the sub-window,
+--           the permits it adds, the key's ttl ms if that sub-window is new; none when a charge takes
+--           nothing). r: nothing; it writes the refund itself.
 -- Mirrors   io.github.ratelimit.algorithm.SlidingWindowCounterState.java
 
-local limit, n, length = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]), tonumber(ARGV[arg + 3])
-if op == 'x' then
-  redis.call('DEL', key)
-else
+local function sliding_window_counter(key, limit, n, length, op, cost, now, ttl_slack, skewed)
+  local floor, max, min = math.floor, math.max, math.min
   local segment = floor(now / length)
   local fields = redis.call('HGETALL', key)
   local counts, stale, sum = {}, {}, 0
@@ -34,6 +33,7 @@ else
       sum = sum + used
     end
   end
+  -- Sub-windows out of the window never count again: dropping them changes no decision.
   if #stale > 0 then
     redis.call('HDEL', key, unpack(stale))
   end
@@ -51,40 +51,47 @@ else
         end
       end
     end
-  else
-    available, delay, reset_now = limit - sum, 0, 0
-    -- A charge counts its whole cost, up to a debt of one limit (LimitState.charged), and commits only
-    -- a cost above zero.
-    if charging then
-      cost = max(sum, min(sum + cost, 2 * limit, 9007199254740991)) - sum
-      commit = commit and cost > 0
+    return
+  end
+  local available, reset_now, reset_after = limit - sum, 0, (segment + n) * length - now
+  for k = segment, segment - n + 1, -1 do
+    if counts[k] and counts[k] > 0 then
+      reset_now = (k + n) * length - now
+      break
     end
-    for k = segment, segment - n + 1, -1 do
-      if counts[k] and counts[k] > 0 then
-        reset_now = (k + n) * length - now
-        break
-      end
+  end
+  if op == 'c' then
+    -- A charge counts its whole cost, up to a debt of one limit (LimitState.charged).
+    cost = max(sum, min(sum + cost, 2 * limit, 9007199254740991)) - sum
+    if cost == 0 then
+      return 1, available, 0, 0, reset_now, reset_after
     end
-    if charging or cost <= limit - sum then
-      allowed, retry, reset_after = 1, 0, (segment + n) * length - now
-      -- The key expires W after its newest sub-window, set when that sub-window's field was created
-      -- (only a commit creates fields): only a new field moves the expiry.
-      if commit and redis.call('HINCRBY', key, segment, cost) == cost then
-        redis.call('PEXPIRE', key, max(1, -floor(-reset_after / 1000)) + ttl_slack + skewed * -floor(-n * length / 1000))
-      end
-    else
-      allowed, retry, reset_after = 0, -1, reset_now
-      if cost <= limit then
-        -- Sub-window k leaves the window at (k + n) * length; the oldest leave first.
-        local released = 0
-        for k = segment - n + 1, segment do
-          released = released + (counts[k] or 0)
-          if cost <= limit - (sum - released) then
-            retry = (k + n) * length - now
-            break
-          end
+  elseif cost > limit - sum then
+    local retry = -1
+    if cost <= limit then
+      -- Sub-window k leaves the window at (k + n) * length; the oldest leave first.
+      local released = 0
+      for k = segment - n + 1, segment do
+        released = released + (counts[k] or 0)
+        if cost <= limit - (sum - released) then
+          retry = (k + n) * length - now
+          break
         end
       end
     end
+    return 0, available, retry, 0, reset_now, reset_now
   end
+  -- The key expires W after its newest sub-window, set when that sub-window's field is created (only a
+  -- decision that takes permits creates fields): only a new field moves the expiry.
+  local function save(key, sub_window, added, ttl)
+    redis.call('HINCRBY', key, sub_window, added)
+    if ttl then
+      redis.call('PEXPIRE', key, ttl)
+    end
+  end
+  local ttl
+  if not counts[segment] then
+    ttl = max(1, -floor(-reset_after / 1000)) + ttl_slack + skewed * -floor(-n * length / 1000)
+  end
+  return 1, available, 0, 0, reset_now, reset_after, save, segment, cost, ttl
 end
