@@ -63,6 +63,8 @@ public final class LimitSpec {
 
 	private final int segments;
 
+	private final Duration penalty;
+
 	private final long windowMicros;
 
 	private final long emissionIntervalMicros;
@@ -76,17 +78,18 @@ public final class LimitSpec {
 	 */
 	private final int hash;
 
-	private LimitSpec(long limit, Duration window, Algorithm algorithm, long burst, int segments) {
+	private LimitSpec(long limit, Duration window, Algorithm algorithm, long burst, int segments, Duration penalty) {
 		this.limit = limit;
 		this.window = window;
 		this.algorithm = algorithm;
 		this.burst = burst;
 		this.segments = segments;
+		this.penalty = penalty;
 		this.windowMicros = window.toNanos() / 1000L;
 		this.emissionIntervalMicros = this.windowMicros / limit;
 		this.emissionIntervalRemainder = this.windowMicros % limit;
 		this.segmentMicros = this.windowMicros / segments;
-		this.hash = Objects.hash(limit, window, algorithm, burst, segments);
+		this.hash = Objects.hash(limit, window, algorithm, burst, segments, penalty);
 	}
 
 	/**
@@ -130,7 +133,8 @@ public final class LimitSpec {
 			.window(this.window)
 			.algorithm(this.algorithm)
 			.burst(this.burst)
-			.segments(this.segments);
+			.segments(this.segments)
+			.penalty(this.penalty);
 	}
 
 	/**
@@ -172,6 +176,26 @@ public final class LimitSpec {
 	 */
 	public int segments() {
 		return this.segments;
+	}
+
+	/**
+	 * Returns the penalty: how long a key is blocked once this limit rejects one of its
+	 * requests. While blocked, this limit rejects every request of the key, with a
+	 * retry-after at the end of the block, and takes no permits; a block is not
+	 * lengthened by the requests it rejects. A request that could never be allowed (a
+	 * cost above the capacity) does not start one.
+	 * @return the penalty, {@link Duration#ZERO} for none
+	 */
+	public Duration penalty() {
+		return this.penalty;
+	}
+
+	/**
+	 * Returns the {@link #penalty()} in microseconds.
+	 * @return the penalty in microseconds, 0 for none
+	 */
+	public long penaltyMicros() {
+		return this.penalty.toNanos() / 1000L;
 	}
 
 	/**
@@ -232,7 +256,8 @@ public final class LimitSpec {
 		}
 		LimitSpec that = (LimitSpec) other;
 		return this.limit == that.limit && this.burst == that.burst && this.segments == that.segments
-				&& this.window.equals(that.window) && this.algorithm == that.algorithm;
+				&& this.window.equals(that.window) && this.algorithm == that.algorithm
+				&& this.penalty.equals(that.penalty);
 	}
 
 	@Override
@@ -253,6 +278,9 @@ public final class LimitSpec {
 		if (this.algorithm == Algorithm.SLIDING_WINDOW_COUNTER) {
 			text.append(" segments=").append(this.segments);
 		}
+		if (!this.penalty.isZero()) {
+			text.append(" penalty=").append(Durations.format(this.penalty));
+		}
 		return text.toString();
 	}
 
@@ -270,6 +298,8 @@ public final class LimitSpec {
 		private @Nullable Long burst;
 
 		private int segments = DEFAULT_SEGMENTS;
+
+		private Duration penalty = Duration.ZERO;
 
 		private Builder() {
 		}
@@ -337,6 +367,30 @@ public final class LimitSpec {
 		}
 
 		/**
+		 * Sets the penalty: how long a key is blocked once this limit rejects one of its
+		 * requests (see {@link LimitSpec#penalty()}); defaults to none.
+		 * @param penalty the penalty, zero for none, at most 50 years, in whole
+		 * microseconds
+		 * @return this builder
+		 */
+		public Builder penalty(Duration penalty) {
+			this.penalty = Objects.requireNonNull(penalty, "'penalty' must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the penalty from text such as {@code "15m"}; see
+		 * {@link #penalty(Duration)}.
+		 * @param penalty the penalty
+		 * @return this builder
+		 * @throws IllegalArgumentException naming the value when it cannot be parsed
+		 */
+		public Builder penalty(String penalty) {
+			this.penalty = Durations.parse(penalty);
+			return this;
+		}
+
+		/**
 		 * Validates the values and builds the spec.
 		 * @return the spec
 		 * @throws InvalidLimitSpecException naming the first invalid value
@@ -352,7 +406,7 @@ public final class LimitSpec {
 			}
 			long burst = (this.burst != null) ? this.burst : limit;
 			check(limit, window, burst);
-			return new LimitSpec(limit, window, this.algorithm, burst, this.segments);
+			return new LimitSpec(limit, window, this.algorithm, burst, this.segments, this.penalty);
 		}
 
 		/**
@@ -383,6 +437,16 @@ public final class LimitSpec {
 			}
 			if (window.toNanos() % 1000L != 0) {
 				throw invalid("window", "must be a whole number of microseconds", window);
+			}
+			if (this.penalty.isNegative()) {
+				throw invalid("penalty", "must not be negative", Durations.format(this.penalty));
+			}
+			if (this.penalty.compareTo(MAX_WINDOW) > 0) {
+				throw invalid("penalty", "must be at most " + MAX_WINDOW.toDays() + "d",
+						Durations.format(this.penalty));
+			}
+			if (this.penalty.toNanos() % 1000L != 0) {
+				throw invalid("penalty", "must be a whole number of microseconds", this.penalty);
 			}
 			if (burst <= 0) {
 				throw invalid("burst", "must be positive", burst);

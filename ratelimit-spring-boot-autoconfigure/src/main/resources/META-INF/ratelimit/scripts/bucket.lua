@@ -13,7 +13,7 @@
 -- Returns   d, p, c: allowed (0|1), available (permits now), retry (µs, -1 = never), delay (µs),
 --           reset_now (µs until full now), reset_after (µs until full once taken); when allowed, nil
 --           (the caller keeps the backlog in backlogs, fractions and limits for bucket_write.lua), the
---           backlog (whole µs, fraction, limit; none when a charge takes nothing), then for a run
+--           backlog (whole µs, fraction, limit), nil (none when a charge takes nothing), then for a run
 --           (bucket_run.lua) admitted, base, base_fraction, step and step_fraction. r: nothing.
 -- Uses      exact_products.lua and bucket_run.lua, included where needed.
 -- Mirrors   io.github.ratelimit.algorithm.BucketState.java
@@ -186,10 +186,11 @@ local function bucket(key, shaping, burst, limit, window, op, cost, now, at_once
   end
   if at_once > 1 then
     --+ bucket_run.lua
-    local admitted, base, base_fraction, step, step_fraction, ahead, ahead_fraction = bucket_run(at_once, cost,
-      available, backlog, backlog_fraction, after, after_fraction, capacity, limit, whole, span, permits_in, bound)
-    return 1, available, 0, delay, reset_now, reset_after, nil, ahead, ahead_fraction, limit, admitted, base,
-      base_fraction, step, step_fraction
+    local admitted, base, base_fraction, step, step_fraction, ahead, ahead_fraction = bucket_run(at_once,
+      cost, available, backlog, backlog_fraction, after, after_fraction, capacity, limit, whole, span,
+      permits_in, bound)
+    return 1, available, 0, delay, reset_now, reset_after, nil, ahead, ahead_fraction, limit, nil, admitted,
+      base, base_fraction, step, step_fraction
   end
   return 1, available, 0, delay, reset_now, reset_after, nil, after, after_fraction, limit
 end

@@ -12,8 +12,8 @@
 --           once all of them are taken (whole µs, fraction).
 -- Mirrors   io.github.ratelimit.algorithm.RunTakenAtOnce.java (each request's reply from base and step)
 
-local function bucket_run(at_once, cost, available, backlog, backlog_fraction, after, after_fraction, capacity,
-    limit, whole, span, permits_in, bound)
+local function bucket_run(at_once, cost, available, backlog, backlog_fraction, after, after_fraction,
+    capacity, limit, whole, span, permits_in, bound)
   local floor, min = math.floor, math.min
   -- Each of the run takes cost more of the available permits, and is allowed while they last and,
   -- shaping, while its delay ceil(backlog) stays within the bound: the j-th after this one while

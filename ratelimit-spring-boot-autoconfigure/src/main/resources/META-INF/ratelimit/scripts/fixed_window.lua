@@ -9,8 +9,8 @@
 -- Returns   d, p, c: allowed (0|1), available (permits now), retry (µs, -1 = never), delay (µs),
 --           reset_now (µs until full now), reset_after (µs until full once taken); when allowed, the
 --           next state as a function that stores it and its arguments after the key (save, index, the
---           permits added, the key's ttl ms if the window is new; none when a charge takes nothing), then
---           admitted (how many of at_once are taken) and base (the count before them).
+--           permits added, the key's ttl ms if the window is new, nil; none when a charge takes nothing),
+--           then admitted (how many of at_once are taken) and base (the count before them).
 --           r: nothing; it writes the refund itself.
 -- Mirrors   io.github.ratelimit.algorithm.FixedWindowState.java
 
@@ -61,5 +61,5 @@ local function fixed_window(key, limit, window, op, cost, now, at_once, ttl_slac
   if used == 0 then
     ttl = max(1, -floor(-until_next / 1000)) + ttl_slack + skewed * -floor(-window / 1000)
   end
-  return 1, available, 0, 0, reset_now, until_next, save, index, admitted * cost, ttl, admitted, used
+  return 1, available, 0, 0, reset_now, until_next, save, index, admitted * cost, ttl, nil, admitted, used
 end

@@ -7,14 +7,16 @@
 --           limit i; its type and expiry are in the algorithm's file (bucket.lua, fixed_window.lua,
 --           sliding_log.lua, sliding_window.lua, sliding_window_counter.lua). Every key of a call shares
 --           the hash tag {<bucket>:<key>} (one Redis Cluster slot); a limit whose algorithm, window or
---           segments changes has a key of its own. The script touches no other key.
+--           segments changes has a key of its own. After them, KEYS[i]:p for each limit with a penalty
+--           (penalty.lua), in the limits' order. The script touches no other key.
 -- ARGV[1]   operation: d = decide, p = peek, r = refund, x = reset, b = decide a batch, c = charge
 --           (take permits whether or not a request would be allowed), u = restore (charge only when
 --           every limit is full), h = heartbeat of an instance (heartbeat.lua: its own KEYS and ARGV)
 -- ARGV[2]   cost: permits taken (d), given back (r); 1 for p; up to 2^63 - 1. For b: the number of
 --           decisions n. For c and u: unused (the costs follow).
 -- ARGV[3..] the limits in KEYS order, each a code and its parameters: fw, sl, sw: limit, window µs;
---           swc: limit, sub-windows, sub-window µs; tb, gcra, lb: burst, limit, window µs. Then three
+--           swc: limit, sub-windows, sub-window µs; tb, gcra, lb: burst, limit, window µs; a limit with a
+--           penalty is preceded by "!" and the penalty in µs. Then three
 --           optional arguments (absent or "" when unset): the longest leaky bucket delay accepted, µs;
 --           now in µs since the epoch (unset: Redis TIME; set by tests and time-source=local, see skewed
 --           below); ms added to every TTL (tests only, whose manual clock runs ahead of Redis's).
@@ -44,17 +46,20 @@ if op == 'h' then
 end
 local max = math.max
 local cost = tonumber(ARGV[2])
-local count = #KEYS
--- A first walk checks every limit's code before any limit runs, and finds the optional arguments.
-local arg = 3
-for i = 1, count do
+-- A first walk checks every code before any limit runs, counts the limits, finds the optional arguments.
+local count, penalties, arg = 0, 0, 3
+while true do
   local code = ARGV[arg]
-  if code == 'tb' or code == 'gcra' or code == 'lb' or code == 'swc' then
-    arg = arg + 4
+  if code == '!' then
+    penalties, arg = penalties + 1, arg + 2
+  elseif code == 'tb' or code == 'gcra' or code == 'lb' or code == 'swc' then
+    count, arg = count + 1, arg + 4
   elseif code == 'fw' or code == 'sw' or code == 'sl' then
-    arg = arg + 3
-  else
+    count, arg = count + 1, arg + 3
+  elseif count + penalties < #KEYS then
     return redis.error_reply('ERR rate_limit.lua: unknown algorithm code ' .. tostring(code))
+  else
+    break
   end
 end
 local max_delay = tonumber(ARGV[arg])
@@ -87,10 +92,10 @@ end
 local reply = (op == 'd' or op == 'p') and { 0, 0, 0, 0 } or {}
 -- Where the next run's arguments (b) and the next reply (b, d, p) start.
 local request_arg, out = arg + 3, 0
--- The state each limit's decision leaves (5 values per limit: how to save it, then what). A bucket's is
--- kept in backlogs, fractions and limits (whole µs, fraction, the limit it is counted in) and stored once
--- after the call's last decision: a batch writes each key once.
+-- The state each limit's decision leaves (5 values per limit: how to save it, then what); a bucket's is
+-- kept in backlogs, fractions and limits and stored once after the call (a batch writes each key once).
 local states, backlogs, fractions, limits = { false, false, false, false, false }, {}, {}, {}
+--+ algorithm.lua
 -- identical: the requests of the run not yet decided (another call is a run of one); admitted: how many
 -- of them one decision took at once; base: that limit's state before them; step: what each added to it.
 local identical, admitted, base, base_fraction, step, step_fraction = 1, 1, 0, 0, 0, 0
@@ -109,37 +114,30 @@ while requests > 0 do
     local at_once = (op == 'd' and count == 1) and identical or 1
     local all_allowed, fresh = true, true
     admitted, arg = 1, 3
+    local penalty_key = count
     for i = 1, count do
-      local key, code = KEYS[i], ARGV[arg]
-      local a, b, c = tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]), tonumber(ARGV[arg + 3])
+      -- A limit with a penalty only peeks while its key is blocked (a rejection saves nothing).
+      local penalty, blocked_until, operation = nil, nil, op
+      if ARGV[arg] == '!' then
+        penalty, penalty_key, arg = tonumber(ARGV[arg + 1]), penalty_key + 1, arg + 2
+        blocked_until = (op == 'd' or op == 'p') and tonumber(redis.call('GET', KEYS[penalty_key])) or nil
+        blocked_until = (blocked_until and blocked_until > now) and blocked_until or nil
+        operation = blocked_until and 'p' or op
+      end
+      local code = ARGV[arg]
       if charging then
         cost = (op == 'c') and tonumber(ARGV[charges + i]) or 1
       end
       local allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3, s4, run, run_base,
-        run_base_fraction, run_step, run_step_fraction
-      if code == 'fw' then
-        --+ fixed_window.lua
-        allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3, run, run_base =
-          fixed_window(key, a, b, op, cost, now, at_once, ttl_slack, skewed)
-      elseif code == 'sw' then
-        --+ sliding_window.lua
-        allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3, s4 =
-          sliding_window(key, a, b, op, cost, now, ttl_slack, skewed)
-      elseif code == 'sl' then
-        --+ sliding_log.lua
-        allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3 =
-          sliding_log(key, a, b, op, cost, now, ttl_slack, skewed)
-      elseif code == 'swc' then
-        --+ sliding_window_counter.lua
-        allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3 =
-          sliding_window_counter(key, a, b, c, op, cost, now, ttl_slack, skewed)
-      else
-        --+ bucket.lua
-        allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3, run, run_base,
-          run_base_fraction, run_step, run_step_fraction = bucket(key, code == 'lb', a, b, c, op, cost, now,
-          at_once, max_delay, ttl_slack, backlogs, fractions, limits)
-      end
+        run_base_fraction, run_step, run_step_fraction = algorithm(code, KEYS[i], tonumber(ARGV[arg + 1]),
+        tonumber(ARGV[arg + 2]), tonumber(ARGV[arg + 3]), operation, cost, now, at_once, max_delay, ttl_slack,
+        skewed, backlogs, fractions, limits)
       arg = arg + ((code == 'fw' or code == 'sw' or code == 'sl') and 3 or 4)
+      if penalty and (op == 'd' or op == 'p') then
+        --+ penalty.lua
+        allowed, available, retry, reset_now = penalize(KEYS[penalty_key], penalty, op, now, ttl_slack,
+          blocked_until, allowed, available, retry, reset_now)
+      end
       fresh = fresh and not (reset_now and reset_now > 0)
       local at = 5 * i - 5
       states[at + 1], states[at + 2], states[at + 3], states[at + 4], states[at + 5] = save, s1, s2, s3, s4

@@ -72,7 +72,7 @@ sealed class BucketState extends LimitState permits BucketState.Fractional {
 	}
 
 	@Override
-	public Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
+	Transition decide(LimitSpec spec, long now, long cost, long maxDelayMicros) {
 		boolean shaping = this.algorithm == Algorithm.LEAKY_BUCKET;
 		long burst = spec.burst();
 		long limit = spec.limit();

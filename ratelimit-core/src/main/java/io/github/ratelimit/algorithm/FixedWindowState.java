@@ -24,7 +24,7 @@ final class FixedWindowState extends LimitState {
 	}
 
 	@Override
-	public Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
+	Transition decide(LimitSpec spec, long now, long cost, long maxDelayMicros) {
 		long w = spec.windowMicros();
 		long index = Math.floorDiv(now, w);
 		long used = (index == this.window) ? this.count : 0;

@@ -23,8 +23,8 @@ import io.github.ratelimit.LimitSpec;
  *
  * @author ratelimit-spring-boot-starter authors
  */
-public abstract sealed class LimitState
-		permits BucketState, FixedWindowState, SlidingLogState, SlidingWindowState, SlidingWindowCounterState {
+public abstract sealed class LimitState permits BucketState, FixedWindowState, SlidingLogState, SlidingWindowState,
+		SlidingWindowCounterState, PenaltyState {
 
 	LimitState() {
 	}
@@ -54,7 +54,9 @@ public abstract sealed class LimitState
 	}
 
 	/**
-	 * Decides on a request of {@code cost} permits at {@code now}.
+	 * Decides on a request of {@code cost} permits at {@code now}: the algorithm's
+	 * decision, and when it rejects a request that could be allowed later and the spec
+	 * has a {@link LimitSpec#penalty() penalty}, the key blocked for it from now.
 	 * @param spec the limit; one this state {@link #fits}
 	 * @param now the time in microseconds
 	 * @param cost the permits requested, {@code >= 1}
@@ -62,7 +64,27 @@ public abstract sealed class LimitState
 	 * @return the decision, the state once the permits are taken, and the state if they
 	 * are not
 	 */
-	public abstract Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros);
+	public final Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
+		Transition transition = decide(spec, now, cost, maxDelayMicros);
+		Decision decision = transition.decision();
+		if (spec.penaltyMicros() == 0 || decision.allowed() || decision.retryAfterMicros() == Decision.NEVER
+				|| transition.kept() instanceof PenaltyState) {
+			return transition;
+		}
+		return PenaltyState.start(spec, now, transition);
+	}
+
+	/**
+	 * The algorithm's decision on a request of {@code cost} permits at {@code now},
+	 * without the penalty {@link #acquire} adds.
+	 * @param spec the limit; one this state {@link #fits}
+	 * @param now the time in microseconds
+	 * @param cost the permits requested, {@code >= 1}
+	 * @param maxDelayMicros the longest shaping delay accepted (leaky bucket only)
+	 * @return the decision, the state once the permits are taken, and the state if they
+	 * are not
+	 */
+	abstract Transition decide(LimitSpec spec, long now, long cost, long maxDelayMicros);
 
 	/**
 	 * Gives permits back; never above the limit. Leaky bucket ignores refunds.
@@ -75,14 +97,14 @@ public abstract sealed class LimitState
 
 	/**
 	 * Reports the state without consuming: allowed when a request of cost 1 would be,
-	 * remaining as the permits available now.
+	 * remaining as the permits available now. A peek starts no penalty.
 	 * @param spec the limit; one this state {@link #fits}
 	 * @param now the time in microseconds
 	 * @return the report, and the state to keep (its {@link Transition#next()} and
 	 * {@link Transition#kept()} are the same)
 	 */
 	public final Transition peek(LimitSpec spec, long now) {
-		Transition probe = acquire(spec, now, 1, Long.MAX_VALUE);
+		Transition probe = decide(spec, now, 1, Long.MAX_VALUE);
 		LimitState kept = probe.kept();
 		if (!probe.decision().allowed()) {
 			return probe;
@@ -110,7 +132,7 @@ public abstract sealed class LimitState
 		if (taken <= 0) {
 			return kept;
 		}
-		Transition transition = kept.acquire(spec, now, taken, Long.MAX_VALUE);
+		Transition transition = kept.decide(spec, now, taken, Long.MAX_VALUE);
 		return transition.decision().allowed() ? transition.next() : kept;
 	}
 
@@ -198,11 +220,16 @@ public abstract sealed class LimitState
 	 * Returns how long the state of {@code spec} can matter after one operation: a state
 	 * returned by a decision, refund or peek at {@code t} never reports an
 	 * {@link #expiresAtMicros() expiry} later than {@code t} plus this. Stores use it to
-	 * keep a key without rescheduling its expiry on every decision.
+	 * keep a key without rescheduling its expiry on every decision. A penalty's block
+	 * lasts the penalty.
 	 * @param spec the limit
 	 * @return the bound in microseconds
 	 */
 	public static long lifetimeMicros(LimitSpec spec) {
+		return Math.max(algorithmLifetimeMicros(spec), spec.penaltyMicros());
+	}
+
+	private static long algorithmLifetimeMicros(LimitSpec spec) {
 		switch (spec.algorithm()) {
 			case SLIDING_WINDOW:
 				// The current window's count still weighs on the whole next window.

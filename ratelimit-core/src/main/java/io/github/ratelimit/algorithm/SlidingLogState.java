@@ -75,7 +75,7 @@ final class SlidingLogState extends LimitState {
 	}
 
 	@Override
-	public Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
+	Transition decide(LimitSpec spec, long now, long cost, long maxDelayMicros) {
 		SlidingLogState live = evict(now - spec.windowMicros());
 		long limit = spec.limit();
 		long size = live.size();

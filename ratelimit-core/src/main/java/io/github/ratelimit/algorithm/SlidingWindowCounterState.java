@@ -39,7 +39,7 @@ final class SlidingWindowCounterState extends LimitState {
 	}
 
 	@Override
-	public Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
+	Transition decide(LimitSpec spec, long now, long cost, long maxDelayMicros) {
 		long s = spec.segmentMicros();
 		long segment = Math.floorDiv(now, s);
 		long sum = sumIn(segment);

@@ -30,7 +30,7 @@ final class SlidingWindowState extends LimitState {
 	}
 
 	@Override
-	public Transition acquire(LimitSpec spec, long now, long cost, long maxDelayMicros) {
+	Transition decide(LimitSpec spec, long now, long cost, long maxDelayMicros) {
 		long w = spec.windowMicros();
 		long index = Math.floorDiv(now, w);
 		long current = currentIn(index);

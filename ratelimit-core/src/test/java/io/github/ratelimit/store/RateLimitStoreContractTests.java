@@ -1265,6 +1265,87 @@ public abstract class RateLimitStoreContractTests {
 		return Math.max(2 * spec.windowMicros(), spec.algorithm().usesBurst() ? burstMicros : 0);
 	}
 
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aRejectionBlocksTheKeyForThePenaltyWithAnHonestRetryAfter(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm).toBuilder().penalty(Duration.ofMinutes(15)).build();
+		exhaust(spec);
+		Decision rejected = decide(spec);
+		assertThat(rejected.allowed()).isFalse();
+		assertThat(rejected.remaining()).isZero();
+		assertThat(rejected.retryAfterMicros()).isEqualTo(15 * 60 * SECOND);
+		assertThat(rejected.resetAfterMicros()).isGreaterThanOrEqualTo(15 * 60 * SECOND);
+		// Long after the algorithm would allow again, the block still rejects, with the
+		// retry-after counting down to its end: requests during it do not lengthen it.
+		this.time.advanceMicros(10 * 60 * SECOND);
+		Decision blocked = decide(spec);
+		assertThat(blocked.allowed()).isFalse();
+		assertThat(blocked.remaining()).isZero();
+		assertThat(blocked.retryAfterMicros()).isEqualTo(5 * 60 * SECOND);
+		Decision peeked = peek(spec);
+		assertThat(peeked.allowed()).isFalse();
+		assertThat(peeked.retryAfterMicros()).isEqualTo(5 * 60 * SECOND);
+		assertHonest(spec, blocked, 1);
+		assertThat(decide(spec).remaining()).as("after the block").isEqualTo(L - 2);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aBlockTakesNoPermitsAndAPeekOrANeverAllowedRequestStartsNone(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm).toBuilder().penalty(Duration.ofMinutes(1)).build();
+		exhaust(spec);
+		assertThat(peek(spec).allowed()).isFalse();
+		assertThat(decide("k", spec, L + 1).retryAfterMicros()).as("a cost above the capacity")
+			.isEqualTo(Decision.NEVER);
+		Decision rejected = decide(spec);
+		assertThat(rejected.retryAfterMicros()).as("the first rejection that could be allowed later")
+			.isEqualTo(60 * SECOND);
+		this.time.advanceMicros(60 * SECOND);
+		// The algorithm's own state went on refilling during the block: every permit is
+		// back after the minute (a window is 10 seconds), none was taken by the block.
+		assertThat(peek(spec).remaining()).isEqualTo(L);
+		exhaust(spec);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aResetEndsABlock(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm).toBuilder().penalty(Duration.ofMinutes(15)).build();
+		exhaust(spec);
+		assertThat(decide(spec).allowed()).isFalse();
+		this.store.reset(this.bucket, "k", List.of(spec));
+		assertThat(decide(spec).allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aBlockIsPerKeyAndPerLimitWithAPenalty(Algorithm algorithm) {
+		LimitSpec penalized = spec(algorithm).toBuilder().penalty(Duration.ofMinutes(15)).build();
+		LimitSpec roomy = LimitSpec.of(1000, Duration.ofSeconds(1), Algorithm.FIXED_WINDOW);
+		List<LimitSpec> both = List.of(roomy, penalized);
+		for (int i = 0; i < L; i++) {
+			assertThat(this.store.decide(this.bucket, "k", both, 1).allowed()).isTrue();
+		}
+		Decision rejected = this.store.decide(this.bucket, "k", both, 1);
+		assertThat(rejected.allowed()).isFalse();
+		assertThat(rejected.retryAfterMicros()).isEqualTo(15 * 60 * SECOND);
+		assertThat(rejected.limits().get(0).allowed()).as("the limit without a penalty").isTrue();
+		this.time.advanceMicros(2 * W);
+		assertThat(this.store.decide(this.bucket, "k", both, 1).allowed()).as("still blocked").isFalse();
+		assertThat(decide("other", penalized, 1).allowed()).as("another key").isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aLimitChangedToNoPenaltyNoLongerBlocks(Algorithm algorithm) {
+		LimitSpec penalized = spec(algorithm).toBuilder().penalty(Duration.ofMinutes(15)).build();
+		exhaust(penalized);
+		assertThat(decide(penalized).allowed()).isFalse();
+		this.time.advanceMicros(2 * W);
+		assertThat(decide(penalized).allowed()).as("blocked").isFalse();
+		assertThat(decide(spec(algorithm)).allowed()).as("the same limit without its penalty").isTrue();
+	}
+
 	/**
 	 * Asserts that a rejected request of {@code cost} is still rejected just before its
 	 * retry-after and allowed at it.

@@ -204,6 +204,8 @@ public class RateLimitsEndpoint {
 	 * @param window the window, e.g. {@code 1m}
 	 * @param burst the burst
 	 * @param segments the sliding window counter segments
+	 * @param penalty how long a key is blocked once the limit rejects it, e.g.
+	 * {@code 15m}
 	 * @param algorithm the algorithm, e.g. {@code sliding-log}
 	 * @param index which limit to change, for a bucket with several
 	 * ({@code ratelimit.buckets.<bucket>.limits[index]})
@@ -214,8 +216,8 @@ public class RateLimitsEndpoint {
 	 */
 	@WriteOperation
 	public LiveChangeDescriptor setLimits(@Selector String bucket, @Nullable String limit, @Nullable String window,
-			@Nullable String burst, @Nullable String segments, @Nullable String algorithm, @Nullable String index,
-			SecurityContext securityContext) {
+			@Nullable String burst, @Nullable String segments, @Nullable String penalty, @Nullable String algorithm,
+			@Nullable String index, SecurityContext securityContext) {
 		if (index != null && !index.matches("\\d{1,3}")) {
 			throw new ChangeRejectedException(ChangeRejectedException.Reason.INVALID, "ratelimit.buckets." + bucket
 					+ ".limits: 'index' must be the position of a limit (0, 1, ...) but was '" + index + "'");
@@ -227,6 +229,7 @@ public class RateLimitsEndpoint {
 		put(fields, prefix + "window", window);
 		put(fields, prefix + "burst", burst);
 		put(fields, prefix + "segments", segments);
+		put(fields, prefix + "penalty", penalty);
 		return change(liveLimits().set(bucket, fields, changedBy(securityContext)));
 	}
 
@@ -302,7 +305,7 @@ public class RateLimitsEndpoint {
 			LimitDescriptor limit = limit(spec);
 			if (i == 0 && perCall) {
 				limit = new LimitDescriptor(limit.algorithm(), null, limit.window(),
-						(spec.burst() == spec.limit()) ? null : limit.burst());
+						(spec.burst() == spec.limit()) ? null : limit.burst(), limit.penalty());
 			}
 			limits.add(limit);
 		}
@@ -311,7 +314,8 @@ public class RateLimitsEndpoint {
 
 	private static LimitDescriptor limit(LimitSpec spec) {
 		return new LimitDescriptor(spec.algorithm().propertyValue(), spec.limit(), Durations.format(spec.window()),
-				spec.algorithm().usesBurst() ? spec.burst() : null);
+				spec.algorithm().usesBurst() ? spec.burst() : null,
+				spec.penalty().isZero() ? null : Durations.format(spec.penalty()));
 	}
 
 	/**
@@ -392,8 +396,11 @@ public class RateLimitsEndpoint {
 	 * @param limit permits per window, or {@code null} when each call sets it
 	 * @param window the window, e.g. {@code 1m}
 	 * @param burst the burst, for algorithms that have one
+	 * @param penalty how long a key is blocked once the limit rejects it, e.g.
+	 * {@code 15m}; {@code null} for none
 	 */
-	public record LimitDescriptor(String algorithm, @Nullable Long limit, String window, @Nullable Long burst) {
+	public record LimitDescriptor(String algorithm, @Nullable Long limit, String window, @Nullable Long burst,
+			@Nullable String penalty) {
 	}
 
 	/**

@@ -76,6 +76,14 @@ public @interface RateLimited {
 	long burst() default 0;
 
 	/**
+	 * How long a key is blocked once this limit rejects one of its calls, e.g.
+	 * {@code 15m}: every call of the key is then rejected, with a retry-after at the end
+	 * of the block. Empty leaves it to configuration (none by default).
+	 * @return the penalty
+	 */
+	String penalty() default "";
+
+	/**
 	 * SpEL for the permits one call takes; must evaluate to a whole number {@code >= 1}.
 	 * @return the cost expression
 	 */

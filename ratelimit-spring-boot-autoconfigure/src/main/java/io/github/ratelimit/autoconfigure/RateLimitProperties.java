@@ -270,6 +270,13 @@ public class RateLimitProperties implements Validator {
 		 */
 		private @Nullable Integer segments;
 
+		/**
+		 * How long a key is blocked once this limit rejects one of its requests, e.g.
+		 * 15m: every request of the key is then rejected, with a Retry-After at the end
+		 * of the block. None by default.
+		 */
+		private @Nullable Duration penalty;
+
 		public Limit() {
 		}
 
@@ -317,6 +324,14 @@ public class RateLimitProperties implements Validator {
 
 		public void setSegments(@Nullable Integer segments) {
 			this.segments = segments;
+		}
+
+		public @Nullable Duration getPenalty() {
+			return this.penalty;
+		}
+
+		public void setPenalty(@Nullable Duration penalty) {
+			this.penalty = penalty;
 		}
 
 	}

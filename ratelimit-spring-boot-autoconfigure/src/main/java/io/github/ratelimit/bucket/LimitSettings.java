@@ -19,19 +19,33 @@ import io.github.ratelimit.LimitSpec;
  * @param window the window, or {@code null}
  * @param burst the burst, or {@code null}
  * @param segments the sliding window counter segments, or {@code null}
+ * @param penalty how long a key is blocked once the limit rejects it, or {@code null}
  * @author ratelimit-spring-boot-starter authors
  */
 public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit, @Nullable Duration window,
-		@Nullable Long burst, @Nullable Integer segments) {
+		@Nullable Long burst, @Nullable Integer segments, @Nullable Duration penalty) {
 
 	/**
 	 * The names of the settings, as properties ({@code ratelimit.buckets.<name>.limit})
 	 * and live changes write them; what reads or lists them by name reads this list.
 	 */
-	public static final List<String> FIELDS = List.of("limit", "window", "burst", "segments", "algorithm");
+	public static final List<String> FIELDS = List.of("limit", "window", "burst", "segments", "penalty", "algorithm");
 
 	/** Settings that set nothing. */
 	public static final LimitSettings NONE = new LimitSettings(null, null, null, null, null);
+
+	/**
+	 * Settings without a penalty.
+	 * @param algorithm the algorithm, or {@code null}
+	 * @param limit the permits per window, or {@code null}
+	 * @param window the window, or {@code null}
+	 * @param burst the burst, or {@code null}
+	 * @param segments the sliding window counter segments, or {@code null}
+	 */
+	public LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit, @Nullable Duration window,
+			@Nullable Long burst, @Nullable Integer segments) {
+		this(algorithm, limit, window, burst, segments, null);
+	}
 
 	/**
 	 * Returns these settings with every unset field taken from {@code fallback}.
@@ -43,7 +57,8 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 				(this.limit != null) ? this.limit : fallback.limit,
 				(this.window != null) ? this.window : fallback.window,
 				(this.burst != null) ? this.burst : fallback.burst,
-				(this.segments != null) ? this.segments : fallback.segments);
+				(this.segments != null) ? this.segments : fallback.segments,
+				(this.penalty != null) ? this.penalty : fallback.penalty);
 	}
 
 	/**
@@ -52,13 +67,13 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 	 */
 	public boolean isSet() {
 		return this.algorithm != null || this.limit != null || this.window != null || this.burst != null
-				|| this.segments != null;
+				|| this.segments != null || this.penalty != null;
 	}
 
 	/**
-	 * Builds the spec; every field must be set except burst and segments. The checks are
-	 * {@link LimitSpec}'s own, so a limit is refused in the same words however it was
-	 * set.
+	 * Builds the spec; every field must be set except burst, segments and penalty. The
+	 * checks are {@link LimitSpec}'s own, so a limit is refused in the same words however
+	 * it was set.
 	 * @return the spec
 	 * @throws InvalidLimitException naming the field at fault
 	 */
@@ -76,6 +91,9 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 		}
 		if (this.segments != null) {
 			builder.segments(this.segments);
+		}
+		if (this.penalty != null) {
+			builder.penalty(this.penalty);
 		}
 		try {
 			return builder.build();
@@ -101,8 +119,8 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 		}
 
 		/**
-		 * Returns the field at fault: {@code limit}, {@code window}, {@code burst} or
-		 * {@code segments}.
+		 * Returns the field at fault: {@code limit}, {@code window}, {@code burst},
+		 * {@code segments} or {@code penalty}.
 		 * @return the field name
 		 */
 		public String getField() {

@@ -264,6 +264,18 @@ final class RedisDecisionProtocol {
 	 * reads (see the header of {@code rate_limit.lua}).
 	 */
 	private static String[] toArgs(LimitSpec spec) {
+		String[] args = algorithmArgs(spec);
+		if (spec.penaltyMicros() == 0) {
+			return args;
+		}
+		String[] penalized = new String[args.length + 2];
+		penalized[0] = "!";
+		penalized[1] = Long.toString(spec.penaltyMicros());
+		System.arraycopy(args, 0, penalized, 2, args.length);
+		return penalized;
+	}
+
+	private static String[] algorithmArgs(LimitSpec spec) {
 		String code = spec.algorithm().code();
 		switch (spec.algorithm()) {
 			case TOKEN_BUCKET:

@@ -61,7 +61,9 @@ public final class RedisKeys {
 	}
 
 	/**
-	 * Returns the keys of one decision, one per limit.
+	 * Returns the keys of one decision: one per limit, then, for each limit with a
+	 * {@link LimitSpec#penalty() penalty} in the limits' order, that limit's key followed
+	 * by {@code :p}, which holds the end of a block.
 	 * @param bucket the bucket name
 	 * @param key the key within the bucket
 	 * @param limits the limits
@@ -69,8 +71,14 @@ public final class RedisKeys {
 	 */
 	public String[] keys(String bucket, String key, List<LimitSpec> limits) {
 		String base = this.prefix + ":{" + encode(bucket) + ":" + encode(key) + "}:";
-		String[] keys = new String[limits.size()];
-		for (int i = 0; i < keys.length; i++) {
+		int count = limits.size();
+		int penalties = 0;
+		for (LimitSpec spec : limits) {
+			penalties += (spec.penaltyMicros() > 0) ? 1 : 0;
+		}
+		String[] keys = new String[count + penalties];
+		int penalty = count;
+		for (int i = 0; i < count; i++) {
 			LimitSpec spec = limits.get(i);
 			String name = base + spec.algorithm().code() + i;
 			long window = LimitState.shapeWindow(spec);
@@ -82,6 +90,9 @@ public final class RedisKeys {
 				name = name + ":" + window;
 			}
 			keys[i] = name;
+			if (spec.penaltyMicros() > 0) {
+				keys[penalty++] = name + ":p";
+			}
 		}
 		return keys;
 	}

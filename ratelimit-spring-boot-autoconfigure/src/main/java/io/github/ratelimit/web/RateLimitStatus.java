@@ -154,6 +154,10 @@ public final class RateLimitStatus {
 			if (spec.algorithm().usesBurst()) {
 				json.append(",\"burst\":").append(spec.burst());
 			}
+			if (!spec.penalty().isZero()) {
+				json.append(",\"penalty\":");
+				ProblemJson.quote(json, Durations.format(spec.penalty()));
+			}
 			json.append(",\"remaining\":").append(limit.remaining());
 			json.append(",\"resetAfterMillis\":").append(limit.resetAfterMillis());
 			json.append(",\"retryAfterMillis\":").append(limit.retryAfterMillis());

@@ -20,6 +20,7 @@ import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.ManualTimeSource;
 import io.github.ratelimit.RateLimitExceededException;
 import io.github.ratelimit.acquire.LimitMode;
 import io.github.ratelimit.acquire.ManualWaiter;
@@ -330,6 +331,28 @@ class RateLimitedInterceptorTests {
 			assertThatExceptionOfType(RateLimitExceededException.class)
 				.isThrownBy(() -> login.login("alice", "secret"));
 			assertThat(login.login("bob", "secret")).isEqualTo("session-bob");
+		}, LoginService.class);
+	}
+
+	@Test
+	void penaltyShouldShutAUsernameOutOnceItIsRejected() {
+		run((context) -> {
+			LoginService login = context.getBean(LoginService.class);
+			ManualTimeSource clock = context.getBean(ManualTimeSource.class);
+			for (int i = 0; i < 3; i++) {
+				assertThatIllegalArgumentException().isThrownBy(() -> login.guarded("alice", "guess"));
+			}
+			assertThatExceptionOfType(RateLimitExceededException.class)
+				.isThrownBy(() -> login.guarded("alice", "secret"))
+				.satisfies((ex) -> assertThat(ex.getDecision().retryAfter()).isEqualTo(Duration.ofMinutes(15)));
+			// The window (1m) is long over, the 15 minutes are not: still shut out.
+			clock.advanceMicros(Duration.ofMinutes(14).toNanos() / 1000);
+			assertThatExceptionOfType(RateLimitExceededException.class)
+				.isThrownBy(() -> login.guarded("alice", "secret"))
+				.satisfies((ex) -> assertThat(ex.getDecision().retryAfter()).isEqualTo(Duration.ofMinutes(1)));
+			assertThat(login.guarded("bob", "secret")).isEqualTo("session-bob");
+			clock.advanceMicros(Duration.ofMinutes(1).toNanos() / 1000);
+			assertThat(login.guarded("alice", "secret")).isEqualTo("session-alice");
 		}, LoginService.class);
 	}
 
@@ -735,6 +758,12 @@ class RateLimitedInterceptorTests {
 				throw new IllegalArgumentException("Bad credentials");
 			}
 			return "session-" + username;
+		}
+
+		@RateLimited(bucket = "guarded-login", key = "#username", limit = 3, window = "1m",
+				algorithm = Algorithm.SLIDING_LOG, refundWhen = "#exception == null", penalty = "15m")
+		public String guarded(String username, String password) {
+			return login(username, password);
 		}
 
 		@RateLimited(bucket = "lookup", limit = 1, window = "1m", refundWhen = "#result == 'from cache'")

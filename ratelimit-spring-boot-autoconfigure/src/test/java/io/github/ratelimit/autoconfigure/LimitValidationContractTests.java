@@ -65,6 +65,10 @@ class LimitValidationContractTests {
 						"ratelimit.buckets.api.burst: must be positive but was 0"),
 				refused("segments below 2", Map.of("algorithm", "sliding-window-counter", "segments", "1"),
 						"ratelimit.buckets.api.segments: must be at least 2 but was 1"),
+				refused("negative penalty", Map.of("penalty", "-1m"),
+						"ratelimit.buckets.api.penalty: must not be negative but was -1m"),
+				refused("penalty over 50 years", Map.of("penalty", "18251d"),
+						"ratelimit.buckets.api.penalty: must be at most 18250d but was 18251d"),
 				refused("sliding-log does not take a limit that large",
 						Map.of("algorithm", "sliding-log", "limit", "2000000"),
 						"ratelimit.buckets.api.limit: must be at most 1000000 with sliding-log (it keeps one entry per"
@@ -115,8 +119,8 @@ class LimitValidationContractTests {
 			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
 			assertThatExceptionOfType(ChangeRejectedException.class)
 				.isThrownBy(() -> endpoint.setLimits(bucket, settings.get("limit"), settings.get("window"),
-						settings.get("burst"), settings.get("segments"), settings.get("algorithm"), null,
-						SecurityContext.NONE))
+						settings.get("burst"), settings.get("segments"), settings.get("penalty"),
+						settings.get("algorithm"), null, SecurityContext.NONE))
 				.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(ChangeRejectedException.Reason.INVALID))
 				.withMessage(message);
 		});
@@ -157,7 +161,7 @@ class LimitValidationContractTests {
 					.satisfies((ex) -> messages.put("endpoint read", ex.getMessage()));
 				assertThatExceptionOfType(ChangeRejectedException.class)
 					.isThrownBy(() -> endpoint.setLimits("plans", String.valueOf(limit), null, null, null, null, null,
-							SecurityContext.NONE))
+							null, SecurityContext.NONE))
 					.satisfies((ex) -> messages.put("live change", ex.getMessage()));
 			});
 		assertThat(messages).containsOnlyKeys("property", "annotation", "filter rule", "limitExpression",

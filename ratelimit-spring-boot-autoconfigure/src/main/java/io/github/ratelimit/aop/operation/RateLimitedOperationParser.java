@@ -58,7 +58,8 @@ final class RateLimitedOperationParser {
 				: targetClass.getSimpleName() + "." + method.getName();
 		LimitSettings settings = new LimitSettings(algorithm(annotation, description),
 				(annotation.limit() != 0) ? annotation.limit() : null, window(annotation, description),
-				(annotation.burst() != 0) ? annotation.burst() : null, null);
+				(annotation.burst() != 0) ? annotation.burst() : null, null,
+				duration(annotation.penalty(), "penalty", description));
 		BucketDefinition bucket = this.registry.get()
 			.register(bucketName, settings, BucketSource.ANNOTATION, "@RateLimited on " + description);
 		Duration maxWait = maxWait(annotation, description);
@@ -141,15 +142,19 @@ final class RateLimitedOperationParser {
 	}
 
 	private @Nullable Duration window(RateLimited annotation, String description) {
-		if (annotation.window().isEmpty()) {
+		return duration(annotation.window(), "window", description);
+	}
+
+	private static @Nullable Duration duration(String value, String attribute, String description) {
+		if (value.isEmpty()) {
 			return null;
 		}
 		try {
-			return Durations.parse(annotation.window());
+			return Durations.parse(value);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new InvalidRateLimitedException(RateLimitedOperation.where("window", description),
-					String.valueOf(ex.getMessage()), "Set window on the @RateLimited on " + description
+			throw new InvalidRateLimitedException(RateLimitedOperation.where(attribute, description),
+					String.valueOf(ex.getMessage()), "Set " + attribute + " on the @RateLimited on " + description
 							+ " to a number with a unit (500ms, 10s, 1m, 1h, 1d) or ISO-8601 (PT1M).",
 					ex);
 		}

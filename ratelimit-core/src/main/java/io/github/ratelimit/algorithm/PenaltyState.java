@@ -1,0 +1,100 @@
+package io.github.ratelimit.algorithm;
+
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.LimitSpec;
+
+/**
+ * A key blocked until {@code until} by its limit's {@link LimitSpec#penalty() penalty},
+ * over the algorithm's own state. While blocked, every request is rejected with a
+ * retry-after at the end of the block, no permits are taken, and the requests it rejects
+ * do not lengthen it; refunds and charges still reach the algorithm's state. Once the
+ * block is over, or when the spec no longer has a penalty, the algorithm's state decides
+ * alone again. The twin of the Redis script's {@code penalty.lua}.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+final class PenaltyState extends LimitState {
+
+	private final LimitState inner;
+
+	private final long until;
+
+	private PenaltyState(LimitState inner, long until) {
+		this.inner = inner;
+		this.until = until;
+	}
+
+	/**
+	 * Blocks a key whose request the algorithm has just rejected.
+	 * @param spec the limit, with a penalty
+	 * @param now the time of the rejected request, µs
+	 * @param kept the algorithm's state after the rejection
+	 * @return the rejection, with a retry-after at the end of the block
+	 */
+	static Transition start(LimitSpec spec, long now, Transition rejected) {
+		long penalty = spec.penaltyMicros();
+		return Transition.rejected(rejection(spec, rejected.decision(), penalty),
+				new PenaltyState(rejected.kept(), now + penalty));
+	}
+
+	@Override
+	Transition decide(LimitSpec spec, long now, long cost, long maxDelayMicros) {
+		if (!blocked(spec, now)) {
+			return this.inner.decide(spec, now, cost, maxDelayMicros);
+		}
+		Transition probe = this.inner.peek(spec, now);
+		return Transition.rejected(rejection(spec, probe.decision(), this.until - now),
+				new PenaltyState(probe.kept(), this.until));
+	}
+
+	/**
+	 * No permits while blocked, and the limit full again once both the block and what the
+	 * algorithm reported are over.
+	 */
+	private static Decision rejection(LimitSpec spec, Decision algorithm, long blocked) {
+		return Decision.rejected(spec, 0, Math.max(algorithm.resetAfterMicros(), blocked), blocked);
+	}
+
+	private boolean blocked(LimitSpec spec, long now) {
+		return now < this.until && spec.penaltyMicros() > 0;
+	}
+
+	@Override
+	public LimitState refund(LimitSpec spec, long now, long cost) {
+		LimitState refunded = this.inner.refund(spec, now, cost);
+		return blocked(spec, now) ? new PenaltyState(refunded, this.until) : refunded;
+	}
+
+	@Override
+	public LimitState charge(LimitSpec spec, long now, long cost) {
+		LimitState charged = this.inner.charge(spec, now, cost);
+		return blocked(spec, now) ? new PenaltyState(charged, this.until) : charged;
+	}
+
+	@Override
+	long available(LimitSpec spec, long now) {
+		return blocked(spec, now) ? 0 : this.inner.available(spec, now);
+	}
+
+	@Override
+	long resetAfterMicros(LimitSpec spec, long now) {
+		long inner = this.inner.resetAfterMicros(spec, now);
+		return blocked(spec, now) ? Math.max(inner, this.until - now) : inner;
+	}
+
+	@Override
+	public long expiresAtMicros() {
+		return Math.max(this.inner.expiresAtMicros(), this.until);
+	}
+
+	@Override
+	public boolean fits(LimitSpec spec) {
+		return this.inner.fits(spec);
+	}
+
+	@Override
+	public String toString() {
+		return "blocked until " + this.until + " over " + this.inner;
+	}
+
+}
