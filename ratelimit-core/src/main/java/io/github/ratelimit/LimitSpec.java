@@ -65,6 +65,8 @@ public final class LimitSpec {
 
 	private final Duration penalty;
 
+	private final long penaltyMicros;
+
 	private final long windowMicros;
 
 	private final long emissionIntervalMicros;
@@ -85,6 +87,8 @@ public final class LimitSpec {
 		this.burst = burst;
 		this.segments = segments;
 		this.penalty = penalty;
+		// Read by every decision: converted once.
+		this.penaltyMicros = penalty.toNanos() / 1000L;
 		this.windowMicros = window.toNanos() / 1000L;
 		this.emissionIntervalMicros = this.windowMicros / limit;
 		this.emissionIntervalRemainder = this.windowMicros % limit;
@@ -195,7 +199,7 @@ public final class LimitSpec {
 	 * @return the penalty in microseconds, 0 for none
 	 */
 	public long penaltyMicros() {
-		return this.penalty.toNanos() / 1000L;
+		return this.penaltyMicros;
 	}
 
 	/**

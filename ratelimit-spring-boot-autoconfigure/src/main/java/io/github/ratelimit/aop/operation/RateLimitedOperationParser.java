@@ -57,7 +57,8 @@ final class RateLimitedOperationParser {
 		String bucketName = StringUtils.hasText(annotation.bucket()) ? annotation.bucket()
 				: targetClass.getSimpleName() + "." + method.getName();
 		LimitSettings settings = new LimitSettings(algorithm(annotation, description),
-				(annotation.limit() != 0) ? annotation.limit() : null, window(annotation, description),
+				(annotation.limit() != 0) ? annotation.limit() : null,
+				duration(annotation.window(), "window", description),
 				(annotation.burst() != 0) ? annotation.burst() : null, null,
 				duration(annotation.penalty(), "penalty", description));
 		BucketDefinition bucket = this.registry.get()
@@ -139,10 +140,6 @@ final class RateLimitedOperationParser {
 							+ " different bucket names) for several limits.");
 		}
 		return (algorithms.length == 1) ? algorithms[0] : null;
-	}
-
-	private @Nullable Duration window(RateLimited annotation, String description) {
-		return duration(annotation.window(), "window", description);
 	}
 
 	private static @Nullable Duration duration(String value, String attribute, String description) {
