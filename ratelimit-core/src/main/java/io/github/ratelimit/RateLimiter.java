@@ -12,6 +12,7 @@ import io.github.ratelimit.acquire.Bucket;
 import io.github.ratelimit.acquire.LimitMode;
 import io.github.ratelimit.acquire.PermitRequest;
 import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.acquire.Reservation;
 import io.github.ratelimit.acquire.WaitPolicy;
 import io.github.ratelimit.store.RateLimitStore;
 
@@ -151,6 +152,18 @@ public final class RateLimiter {
 			throw acquisition.exception();
 		}
 		return acquisition.results().get(0);
+	}
+
+	/**
+	 * Reserves {@code estimate} permits for {@code key} for a call whose real cost is
+	 * known only when it ends; never waits. {@link Reservation#settle} then says what the
+	 * call used.
+	 * @param key the key
+	 * @param estimate the permits to take up front, at least 1
+	 * @return the reservation; {@link Reservation#proceeds()} tells whether to go on
+	 */
+	public Reservation reserve(String key, long estimate) {
+		return new Reservation(this.acquirer, tryAcquire(key, estimate));
 	}
 
 	/**

@@ -2,11 +2,12 @@
 -- KEYS      key: string, the time the block ends in µs; expires then (plus ttl_slack ms).
 -- Defines   penalize(key, penalty, op, now, ttl_slack, blocked_until, allowed, available, retry, reset_now):
 --           over the algorithm's answer to a decision (op d) or peek (p) at now (µs), its limit's penalty
---           in µs and the block found before the algorithm ran (blocked_until µs, or nil; while blocked
---           the algorithm only peeked). Blocks the key when a decision is rejected, unless the request
---           could never be allowed (retry -1) or the key is blocked already (a block is not lengthened).
+--           in µs and the block found before the algorithm ran (blocked_until µs, or nil; while blocked the
+--           algorithm answered without taking). Blocks the key when a decision is rejected, unless the
+--           request could never be allowed (retry -1) or the key is blocked already (not lengthened).
 -- Returns   allowed, available, retry, reset_now: while blocked, a rejection with no permits, a retry
---           at the block's end and a reset no earlier; otherwise the algorithm's answer.
+--           at the block's end (or later, when the algorithm rejects) and a reset no earlier; otherwise
+--           the algorithm's answer.
 -- Mirrors   io.github.ratelimit.algorithm.PenaltyState.java (and LimitState.acquire, which starts it)
 
 local function penalize(key, penalty, op, now, ttl_slack, blocked_until, allowed, available, retry, reset_now)
@@ -18,5 +19,9 @@ local function penalize(key, penalty, op, now, ttl_slack, blocked_until, allowed
   if not blocked_until then
     return allowed, available, retry, reset_now
   end
-  return 0, 0, blocked_until - now, math.max(reset_now, blocked_until - now)
+  local blocked = blocked_until - now
+  if allowed == 0 and retry >= 0 and retry > blocked then
+    return 0, 0, retry, math.max(reset_now, blocked)
+  end
+  return 0, 0, blocked, math.max(reset_now, blocked)
 end

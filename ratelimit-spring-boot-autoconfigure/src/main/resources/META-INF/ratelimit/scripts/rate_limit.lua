@@ -1,44 +1,39 @@
--- rate_limit.lua: one call = one decision (or peek, refund, reset, charge) over every limit of a
+-- rate_limit.lua: one call = one decision (or peek, refund, reset, charge, owe) over every limit of a
 -- request, all seven algorithms, all-or-nothing; or a batch of decisions on one key and limits, decided
 -- one after another as if each were a call of its own (io.github.ratelimit.redis.DecisionCoalescer).
 -- The same semantics as the in-memory store; the shared contract suite and a differential test run both.
 --
--- KEYS[i]   <prefix>:{<bucket>:<key>}:<algorithm code><i>[:<window µs>[/<segments>]], the state of
---           limit i; its type and expiry are in the algorithm's file (bucket.lua, fixed_window.lua,
---           sliding_log.lua, sliding_window.lua, sliding_window_counter.lua). Every key of a call shares
---           the hash tag {<bucket>:<key>} (one Redis Cluster slot); a limit whose algorithm, window or
---           segments changes has a key of its own. After them, KEYS[i]:p for each limit with a penalty
---           (penalty.lua), in the limits' order. The script touches no other key.
+-- KEYS[i]   <prefix>:{<bucket>:<key>}:<algorithm code><i>[:<window µs>[/<segments>]], the state of limit
+--           i (type and expiry: its algorithm's file); a limit whose algorithm, window or segments changes
+--           has a key of its own. Then KEYS[i]:d for each limit, its debt (debt.lua), then KEYS[i]:p for
+--           each limit with a penalty (penalty.lua), in the limits' order. All share the hash tag
+--           {<bucket>:<key>} (one Redis Cluster slot); the script touches no other key.
 -- ARGV[1]   operation: d = decide, p = peek, r = refund, x = reset, b = decide a batch, c = charge
 --           (take permits whether or not a request would be allowed), u = restore (charge only when
---           every limit is full), h = heartbeat of an instance (heartbeat.lua: its own KEYS and ARGV)
--- ARGV[2]   cost: permits taken (d), given back (r); 1 for p; up to 2^63 - 1. For b: the number of
+--           every limit is full), o = owe (take permits even past the limit, each limit on its own),
+--           h = heartbeat of an instance (heartbeat.lua: its own KEYS and ARGV)
+-- ARGV[2]   cost: permits taken (d, o), given back (r); 1 for p; up to 2^63 - 1. For b: the number of
 --           decisions n. For c and u: unused (the costs follow).
 -- ARGV[3..] the limits in KEYS order, each a code and its parameters: fw, sl, sw: limit, window µs;
 --           swc: limit, sub-windows, sub-window µs; tb, gcra, lb: burst, limit, window µs; a limit with a
---           penalty is preceded by "!" and the penalty in µs. Then three
---           optional arguments (absent or "" when unset): the longest leaky bucket delay accepted, µs;
---           now in µs since the epoch (unset: Redis TIME; set by tests and time-source=local, see skewed
---           below); ms added to every TTL (tests only, whose manual clock runs ahead of Redis's).
---           For b all three are sent, then the n decisions as runs of identical ones: each run's number
---           of requests, their cost and their longest delay ("" = none). For c and u all three are sent,
---           then one cost per limit (a window counts them all, up to a debt of one limit; a bucket takes
---           what it has).
+--           penalty is preceded by "!" and the penalty in µs. Then three optional arguments (absent or ""
+--           when unset): the longest leaky bucket delay accepted, µs; now in µs since the epoch (unset:
+--           Redis TIME; set by tests and time-source=local); ms added to every TTL (tests only). For b all
+--           three are sent, then the n decisions as runs of identical ones: each run's number of requests,
+--           their cost and their longest delay ("" = none). For c and u all three are sent, then one cost
+--           per limit (a window counts them all, up to a debt of one limit; a bucket takes what it has).
 -- Returns   d, p: per limit { allowed 0|1, remaining, reset_after µs, delay µs if allowed else
---           retry_after µs (-1 = never) }; r, x, c: {}; u: { 1 } when taken, { 0 } when a limit had a
+--           retry_after µs (-1 = never) }; r, x, c, o: {}; u: { 1 } when taken, { 0 } when a limit had a
 --           state. b: per run { admitted k, records m, base, base fraction, step, step fraction }, m
 --           replies as d gives them, then, if k is less than the run, its first rejection's reply, which
---           the rest of the run gets too (a rejection changes nothing). As n calls of d at one instant.
---           m < k when one limit alone took the k - m after the m-th at once (bucket_run.lua,
---           fixed_window.lua): base is its state before them, step what each adds, from which each
---           reply follows (io.github.ratelimit.algorithm.RunTakenAtOnce).
+--           the rest of the run gets too. As n calls of d at one instant. m < k when one limit alone took
+--           the k - m after the m-th at once (bucket_run.lua, fixed_window.lua): base is its state before
+--           them, step what each adds (io.github.ratelimit.algorithm.RunTakenAtOnce).
 --
--- Every number is exact although Lua's are doubles: exact_products.lua says how. Each algorithm's file
--- defines the twin of its Java state: explicit inputs, the decision and the next state (with the function
--- that stores it, called when every limit allows) as outputs. A line "--+ <file>" is replaced by that file
--- when the script is loaded (RedisRateLimitScript), where its function is used: Redis runs the chunk on
--- every call and makes a closure of a function each time its definition runs, so a call makes only those
--- it uses.
+-- Every number is exact although Lua's are doubles (exact_products.lua). Each algorithm's file defines the
+-- twin of its Java state: the decision and the next state (with the function that stores it) as outputs.
+-- A line "--+ <file>" is replaced by that file on loading (RedisRateLimitScript), where its function is
+-- used: Redis makes a closure each time a definition runs, so a call makes only those it uses.
 
 local op = ARGV[1]
 if op == 'h' then
@@ -56,20 +51,16 @@ while true do
     count, arg = count + 1, arg + 4
   elseif code == 'fw' or code == 'sw' or code == 'sl' then
     count, arg = count + 1, arg + 3
-  elseif count + penalties < #KEYS then
+  elseif 2 * count + penalties < #KEYS then
     return redis.error_reply('ERR rate_limit.lua: unknown algorithm code ' .. tostring(code))
   else
     break
   end
 end
-local max_delay = tonumber(ARGV[arg])
-local now = tonumber(ARGV[arg + 1])
-local ttl_slack = tonumber(ARGV[arg + 2]) or 0
--- With the caller's clock (time-source local; tests), instances may disagree on now: no algorithm goes
--- back to an older window, drops a permit another counted or gives back time for a caller that is
--- behind, and a key must not expire before the slowest clock is done with it: the window algorithms keep
--- their keys one window longer (0 on Redis time, one clock for all). Correct for clocks less than a
--- window apart.
+local max_delay, now, ttl_slack = tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]) or 0
+-- With callers' clocks (time-source local; tests) instances may disagree on now: no algorithm goes back
+-- to an older window, drops a permit another counted or gives back time for a caller that is behind, and
+-- window keys live one window longer (clocks less than a window apart; 0 on Redis time, one clock).
 local skewed = now and 1 or 0
 if not now then
   local time = redis.call('TIME')
@@ -82,11 +73,9 @@ local charges = arg + 2 -- where the costs of a charge (c, u) start, after the o
 -- A batch is n decisions in runs of identical ones, each run's count, cost and delay bound read before it.
 -- A charge takes from each limit on its own what it may of its cost; a restore first peeks at all.
 local batch, charging, restoring = op == 'b', op == 'c' or op == 'u', op == 'u'
-local requests = 1
-if batch then
-  op, requests = 'd', cost
-elseif charging then
-  op = restoring and 'p' or 'c'
+local requests = batch and cost or 1
+if batch or charging then
+  op = batch and 'd' or (restoring and 'p' or 'c')
 end
 -- Decide and peek reply 4 values per limit (sized for one limit here: growing a table costs).
 local reply = (op == 'd' or op == 'p') and { 0, 0, 0, 0 } or {}
@@ -114,9 +103,9 @@ while requests > 0 do
     local at_once = (op == 'd' and count == 1) and identical or 1
     local all_allowed, fresh = true, true
     admitted, arg = 1, 3
-    local penalty_key = count
+    local penalty_key = 2 * count
     for i = 1, count do
-      -- A limit with a penalty only peeks while its key is blocked (a rejection saves nothing).
+      -- A limit with a penalty answers without taking while its key is blocked (a rejection saves nothing).
       local penalty, blocked_until, operation = nil, nil, op
       if ARGV[arg] == '!' then
         penalty, penalty_key, arg = tonumber(ARGV[arg + 1]), penalty_key + 1, arg + 2
@@ -124,16 +113,27 @@ while requests > 0 do
         blocked_until = (blocked_until and blocked_until > now) and blocked_until or nil
         operation = blocked_until and 'p' or op
       end
-      local code = ARGV[arg]
+      -- So does a limit in debt (debt.lua; its rejections start no penalty; a charge reaches its state).
+      local paid_at = (op ~= 'c') and tonumber(redis.call('GET', KEYS[count + i])) or nil
+      paid_at = (paid_at and paid_at > now) and paid_at or nil
+      local code, a, b = ARGV[arg], tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
+      local c = tonumber(ARGV[arg + 3])
+      arg = arg + ((code == 'fw' or code == 'sw' or code == 'sl') and 3 or 4)
       if charging then
         cost = (op == 'c') and tonumber(ARGV[charges + i]) or 1
       end
       local allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3, s4, run, run_base,
-        run_base_fraction, run_step, run_step_fraction = algorithm(code, KEYS[i], tonumber(ARGV[arg + 1]),
-        tonumber(ARGV[arg + 2]), tonumber(ARGV[arg + 3]), operation, cost, now, at_once, max_delay, ttl_slack,
-        skewed, backlogs, fractions, limits)
-      arg = arg + ((code == 'fw' or code == 'sw' or code == 'sl') and 3 or 4)
-      if penalty and (op == 'd' or op == 'p') then
+        run_base_fraction, run_step, run_step_fraction
+      if not paid_at and op ~= 'o' then
+        allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3, s4, run, run_base,
+          run_base_fraction, run_step, run_step_fraction = algorithm(code, KEYS[i], a, b, c, operation, cost,
+          now, at_once, max_delay, ttl_slack, skewed, backlogs, fractions, limits)
+      else
+        --+ debt.lua
+        allowed, available, retry, reset_now = debt(algorithm, op, code, KEYS[i], KEYS[count + i], a, b, c,
+          paid_at, cost, now, max_delay, ttl_slack, skewed, backlogs, fractions, limits)
+      end
+      if penalty and (op == 'd' or op == 'p') and (blocked_until or not paid_at) then
         --+ penalty.lua
         allowed, available, retry, reset_now = penalize(KEYS[penalty_key], penalty, op, now, ttl_slack,
           blocked_until, allowed, available, retry, reset_now)

@@ -223,6 +223,47 @@ public final class Acquirer {
 	}
 
 	/**
+	 * Settles a call that reserved permits: it used {@code actual} where it took
+	 * {@link PermitRequest#cost()}. Less gives the difference back; more takes the excess
+	 * even past the limit, which puts the key into debt ({@link RateLimitStore#owe}); the
+	 * same takes nothing. One store call at most. A reservation that was not allowed (a
+	 * rejection, or one that shadow mode let through) took nothing, and settles nothing.
+	 * Observers are told of every settlement.
+	 * @param reserved the result of the reservation
+	 * @param actual the permits the call really used, zero or more
+	 * @throws IllegalArgumentException when {@code actual} is negative
+	 * @throws io.github.ratelimit.store.RateLimitStoreException when the store cannot
+	 * answer (the reservation then stays charged at its cost)
+	 */
+	public void settle(RateLimitResult reserved, long actual) {
+		if (actual < 0) {
+			throw new IllegalArgumentException("a settlement must not be negative but was " + actual + " (bucket '"
+					+ reserved.bucket().name() + "')");
+		}
+		if (!reserved.decision().allowed()) {
+			return;
+		}
+		PermitRequest request = reserved.request();
+		long estimate = request.cost();
+		if (actual < estimate) {
+			PermitRequest returned = new PermitRequest(request.bucket(), request.key(), request.limits(),
+					estimate - actual, request.waitPolicy());
+			giveBack(returned, reserved.decision());
+		}
+		else if (actual > estimate) {
+			this.store.owe(request.bucket().name(), request.key(), request.limits(), actual - estimate);
+		}
+		for (RateLimitObserver observer : this.observers) {
+			try {
+				observer.onSettled(reserved, actual);
+			}
+			catch (RuntimeException ex) {
+				logger.log(Level.WARNING, "Rate limit observer " + observer.getClass().getName() + " failed", ex);
+			}
+		}
+	}
+
+	/**
 	 * The one place permits go back to the store.
 	 * @param request what was taken
 	 * @param admitted the decision that took the permits, when known: a store that

@@ -18,6 +18,15 @@ public interface RateLimitObserver {
 	void onDecision(RateLimitResult result);
 
 	/**
+	 * Called once a call that reserved permits has settled what it used
+	 * ({@link Acquirer#settle}), after the store took or gave back the difference.
+	 * @param reserved the reservation's result; its cost is the estimate
+	 * @param actual the permits the call used
+	 */
+	default void onSettled(RateLimitResult reserved, long actual) {
+	}
+
+	/**
 	 * Called when the store could not decide (the failure mode is {@code closed}, or the
 	 * store has no fallback).
 	 * @param bucket the bucket

@@ -24,7 +24,7 @@ import io.github.ratelimit.LimitSpec;
  * @author ratelimit-spring-boot-starter authors
  */
 public abstract sealed class LimitState permits BucketState, FixedWindowState, SlidingLogState, SlidingWindowState,
-		SlidingWindowCounterState, PenaltyState {
+		SlidingWindowCounterState, PenaltyState, DebtState {
 
 	LimitState() {
 	}
@@ -56,7 +56,8 @@ public abstract sealed class LimitState permits BucketState, FixedWindowState, S
 	/**
 	 * Decides on a request of {@code cost} permits at {@code now}: the algorithm's
 	 * decision, and when it rejects a request that could be allowed later and the spec
-	 * has a {@link LimitSpec#penalty() penalty}, the key blocked for it from now.
+	 * has a {@link LimitSpec#penalty() penalty}, the key blocked for it from now (a key
+	 * rejected while blocked or in debt is not blocked again).
 	 * @param spec the limit; one this state {@link #fits}
 	 * @param now the time in microseconds
 	 * @param cost the permits requested, {@code >= 1}
@@ -68,7 +69,7 @@ public abstract sealed class LimitState permits BucketState, FixedWindowState, S
 		Transition transition = decide(spec, now, cost, maxDelayMicros);
 		Decision decision = transition.decision();
 		if (spec.penaltyMicros() == 0 || decision.allowed() || decision.retryAfterMicros() == Decision.NEVER
-				|| transition.kept() instanceof PenaltyState) {
+				|| transition.kept() instanceof PenaltyState || transition.kept() instanceof DebtState) {
 			return transition;
 		}
 		return PenaltyState.start(spec, now, transition);
@@ -134,6 +135,33 @@ public abstract sealed class LimitState permits BucketState, FixedWindowState, S
 		}
 		Transition transition = kept.decide(spec, now, taken, Long.MAX_VALUE);
 		return transition.decision().allowed() ? transition.next() : kept;
+	}
+
+	/**
+	 * Takes {@code permits} that were used beyond what was reserved (a settlement of more
+	 * than the estimate), even past the limit: what the limit has left now is taken, and
+	 * the rest is owed ({@link DebtState}): the key is rejected until the limit is full
+	 * again and the permits owed have come back at its rate. Every algorithm alike; a
+	 * leaky bucket's slots included.
+	 * @param spec the limit; one this state {@link #fits}
+	 * @param now the time in microseconds
+	 * @param permits the permits to take, zero or more
+	 * @return the state after taking them
+	 */
+	public LimitState owe(LimitSpec spec, long now, long permits) {
+		LimitState kept = peek(spec, now).kept();
+		long taken = Math.min(permits, kept.available(spec, now));
+		LimitState after = kept;
+		if (taken > 0) {
+			Transition transition = kept.decide(spec, now, taken, Long.MAX_VALUE);
+			if (transition.decision().allowed()) {
+				after = transition.next();
+			}
+			else {
+				taken = 0;
+			}
+		}
+		return (permits > taken) ? DebtState.start(spec, now, after, permits - taken) : after;
 	}
 
 	/**

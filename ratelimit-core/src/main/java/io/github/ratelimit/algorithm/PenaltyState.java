@@ -33,7 +33,7 @@ final class PenaltyState extends LimitState {
 	 */
 	static Transition start(LimitSpec spec, long now, Transition rejected) {
 		long penalty = spec.penaltyMicros();
-		return Transition.rejected(rejection(spec, rejected.decision(), penalty),
+		return Transition.rejected(rejection(spec, now, rejected, penalty),
 				new PenaltyState(rejected.kept(), now + penalty));
 	}
 
@@ -42,17 +42,30 @@ final class PenaltyState extends LimitState {
 		if (!blocked(spec, now)) {
 			return this.inner.decide(spec, now, cost, maxDelayMicros);
 		}
-		Transition probe = this.inner.peek(spec, now);
-		return Transition.rejected(rejection(spec, probe.decision(), this.until - now),
+		// The algorithm's answer to this request, taking nothing: a retry-after that the
+		// algorithm would not keep is not honest either.
+		Transition probe = this.inner.decide(spec, now, cost, maxDelayMicros);
+		return Transition.rejected(rejection(spec, now, probe, this.until - now),
 				new PenaltyState(probe.kept(), this.until));
 	}
 
 	/**
-	 * No permits while blocked, and the limit full again once both the block and what the
-	 * algorithm reported are over.
+	 * No permits while blocked, a retry once both the block and any rejection of the
+	 * algorithm (or a debt) are over, and the limit full again once both the block and
+	 * what the algorithm reports now are. {@link DebtState} answers alike.
+	 * @param spec the limit
+	 * @param now the time, µs
+	 * @param algorithm the algorithm's answer to the request, taking nothing
+	 * @param blocked how long the block lasts from now, µs
+	 * @return the rejection
 	 */
-	private static Decision rejection(LimitSpec spec, Decision algorithm, long blocked) {
-		return Decision.rejected(spec, 0, Math.max(algorithm.resetAfterMicros(), blocked), blocked);
+	static Decision rejection(LimitSpec spec, long now, Transition algorithm, long blocked) {
+		Decision decision = algorithm.decision();
+		long retry = (decision.allowed() || decision.retryAfterMicros() == Decision.NEVER) ? blocked
+				: Math.max(blocked, decision.retryAfterMicros());
+		// An allowed answer reports the reset once taken; nothing is taken.
+		long reset = decision.allowed() ? algorithm.kept().resetAfterMicros(spec, now) : decision.resetAfterMicros();
+		return Decision.rejected(spec, 0, Math.max(reset, blocked), retry);
 	}
 
 	private boolean blocked(LimitSpec spec, long now) {
@@ -69,6 +82,12 @@ final class PenaltyState extends LimitState {
 	public LimitState charge(LimitSpec spec, long now, long cost) {
 		LimitState charged = this.inner.charge(spec, now, cost);
 		return blocked(spec, now) ? new PenaltyState(charged, this.until) : charged;
+	}
+
+	@Override
+	public LimitState owe(LimitSpec spec, long now, long permits) {
+		LimitState owed = this.inner.owe(spec, now, permits);
+		return blocked(spec, now) ? new PenaltyState(owed, this.until) : owed;
 	}
 
 	@Override

@@ -129,6 +129,27 @@ public interface RateLimitStore extends AutoCloseable {
 	}
 
 	/**
+	 * Takes {@code permits} from every limit, each on its own, even past the limit: the
+	 * permits a call used beyond what it reserved, when it settles. What a limit has left
+	 * is taken, and the rest is owed: the key is rejected, with a retry-after at the time
+	 * the debt is paid, until the limit is full again and the permits owed have come back
+	 * at its rate ({@code window / limit} each). A key in debt owes more with each such
+	 * call; a refund pays its debt off at the same rate.
+	 * @param bucket the bucket name
+	 * @param key the key within the bucket
+	 * @param limits the limits
+	 * @param permits the permits to take, at least 1
+	 * @throws IllegalArgumentException for a null bucket, key or limit, no limits or
+	 * fewer than 1 permit
+	 * @throws RateLimitStoreException when the store cannot answer
+	 * @throws UnsupportedOperationException when the store cannot take permits this way
+	 * (the default; both stores of this library can)
+	 */
+	default void owe(String bucket, String key, List<LimitSpec> limits, long permits) {
+		throw new UnsupportedOperationException("Rate limit store '" + name() + "' cannot settle beyond a reservation");
+	}
+
+	/**
 	 * Takes permits as {@link #charge} does, but only when none of the limits has any
 	 * state for the key (all full: never used, expired, reset, or lost), in one atomic
 	 * step. For usage this instance knows of and the store may have lost, e.g. after the

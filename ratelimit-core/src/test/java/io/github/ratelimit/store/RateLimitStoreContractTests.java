@@ -149,8 +149,12 @@ public abstract class RateLimitStoreContractTests {
 	}
 
 	private void exhaust(LimitSpec spec) {
+		exhaust("k", spec);
+	}
+
+	private void exhaust(String key, LimitSpec spec) {
 		for (int i = 0; i < L; i++) {
-			assertThat(decide(spec).allowed()).as("request %d of %d", i + 1, L).isTrue();
+			assertThat(decide(key, spec, 1).allowed()).as("request %d of %d", i + 1, L).isTrue();
 		}
 	}
 
@@ -1344,6 +1348,114 @@ public abstract class RateLimitStoreContractTests {
 		this.time.advanceMicros(2 * W);
 		assertThat(decide(penalized).allowed()).as("blocked").isFalse();
 		assertThat(decide(spec(algorithm)).allowed()).as("the same limit without its penalty").isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void owingWhatIsLeftTakesItAsADecisionOfTheWholeCostWould(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		assertThat(decide("k", spec, 3).allowed()).isTrue();
+		this.store.owe(this.bucket, "k", List.of(spec), 2);
+		assertThat(decide("same", spec, 5).allowed()).isTrue();
+		Decision owed = peek(spec);
+		Decision decided = this.store.peek(this.bucket, "same", List.of(spec));
+		assertThat(owed.allowed()).isTrue();
+		assertThat(owed.remaining()).isEqualTo(decided.remaining()).isEqualTo(L - 5);
+		assertThat(owed.resetAfterMicros()).isEqualTo(decided.resetAfterMicros());
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void owingMoreThanIsLeftPutsTheKeyIntoDebtUntilThePermitsComeBackAtTheLimitsRate(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		Decision taken = decide("k", spec, L - 2);
+		this.store.owe(this.bucket, "k", List.of(spec), 7);
+		// 2 permits were left; the other 5 come back, one every W / L, once the limit is
+		// full again.
+		Decision rejected = decide(spec);
+		assertThat(rejected.allowed()).isFalse();
+		assertThat(rejected.remaining()).isZero();
+		long full = decide("same", spec, L).resetAfterMicros();
+		assertThat(rejected.retryAfterMicros()).isEqualTo(full + 5 * W / L);
+		assertThat(rejected.resetAfterMicros()).isEqualTo(rejected.retryAfterMicros());
+		assertThat(taken.allowed()).isTrue();
+		assertHonest(spec, rejected, 1);
+		assertThat(decide(spec).remaining()).as("the debt paid, the limit full").isEqualTo(L - 2);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aDebtIsPaidWhileNobodyAsksAndTakesNothingWhileItLasts(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		this.store.owe(this.bucket, "k", List.of(spec), 3 * L);
+		Decision peeked = peek(spec);
+		assertThat(peeked.allowed()).isFalse();
+		assertThat(peeked.retryAfterMicros()).isEqualTo(decide("same", spec, L).resetAfterMicros() + 2 * W);
+		for (int i = 0; i < 5; i++) {
+			this.time.advanceMicros(W / 5);
+			assertThat(decide(spec).allowed()).as("in debt").isFalse();
+		}
+		this.time.advanceMicros(peeked.retryAfterMicros() - W);
+		assertThat(peek(spec).remaining()).isEqualTo(L);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void owingWhileInDebtLengthensItAndARefundShortensIt(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		this.store.owe(this.bucket, "k", List.of(spec), L + 4);
+		long first = peek(spec).retryAfterMicros();
+		this.store.owe(this.bucket, "k", List.of(spec), 3);
+		assertThat(peek(spec).retryAfterMicros()).isEqualTo(first + 3 * W / L);
+		this.store.refund(this.bucket, "k", List.of(spec), 5);
+		Decision rejected = decide(spec);
+		assertThat(rejected.retryAfterMicros()).isEqualTo(first - 2 * W / L);
+		assertHonest(spec, rejected, 1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aResetEndsADebtAndADebtIsPerKeyAndPerLimit(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		LimitSpec roomy = LimitSpec.of(1000, Duration.ofSeconds(1), Algorithm.FIXED_WINDOW);
+		List<LimitSpec> both = List.of(roomy, spec);
+		this.store.owe(this.bucket, "k", both, L + 1);
+		Decision rejected = this.store.decide(this.bucket, "k", both, 1);
+		assertThat(rejected.allowed()).isFalse();
+		assertThat(rejected.limits().get(0).allowed()).as("the limit with room").isTrue();
+		assertThat(rejected.limits().get(0).remaining()).as("it took the permits").isEqualTo(1000 - L - 1 - 1);
+		assertThat(decide("other", spec, 1).allowed()).as("another key").isTrue();
+		this.store.reset(this.bucket, "k", both);
+		assertThat(this.store.decide(this.bucket, "k", both, 1).allowed()).isTrue();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aRejectionForADebtStartsNoPenaltyAndABlockHidesNoDebt(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm).toBuilder().penalty(Duration.ofMinutes(15)).build();
+		this.store.owe(this.bucket, "k", List.of(spec), L + 1);
+		Decision inDebt = decide(spec);
+		assertThat(inDebt.allowed()).isFalse();
+		assertThat(inDebt.retryAfterMicros()).isLessThan(15 * 60 * SECOND);
+		assertHonest(spec, inDebt, 1);
+		// Blocked for the penalty, then in debt past its end: the longer one decides.
+		exhaust("blocked", spec);
+		assertThat(decide("blocked", spec, 1).retryAfterMicros()).isEqualTo(15 * 60 * SECOND);
+		this.store.owe(this.bucket, "blocked", List.of(spec), 100 * L * 60);
+		Decision both = decide("blocked", spec, 1);
+		assertThat(both.retryAfterMicros()).isGreaterThan(15 * 60 * SECOND);
+		assertThat(both.resetAfterMicros()).isEqualTo(both.retryAfterMicros());
+	}
+
+	@ParameterizedTest
+	@EnumSource(Algorithm.class)
+	void aDebtIsCappedAtTwiceTheLongestWindow(Algorithm algorithm) {
+		LimitSpec spec = spec(algorithm);
+		this.store.owe(this.bucket, "k", List.of(spec), Long.MAX_VALUE / 2);
+		long hundredYears = 2 * LimitSpec.MAX_WINDOW.toNanos() / 1000;
+		assertThat(peek(spec).retryAfterMicros()).isEqualTo(hundredYears);
+		this.store.owe(this.bucket, "k", List.of(spec), 1);
+		assertThat(peek(spec).retryAfterMicros()).isEqualTo(hundredYears);
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.ratelimit.failover;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -682,6 +683,37 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 				throw ex;
 			}
 		}
+		this.outage.charge(bucket, key, limits, costs);
+	}
+
+	/**
+	 * Takes the permits from the primary, into debt past the limit; while it fails (or
+	 * the key's fallback admissions are not yet written back), from this instance's share
+	 * as a {@link #charge}, written back with them: an outage keeps no debt, and a window
+	 * counts such permits up to one limit beyond it.
+	 */
+	@Override
+	public void owe(String bucket, String key, List<LimitSpec> limits, long permits) {
+		StoreArguments.check(bucket, key, limits, permits);
+		if (!this.outage.pending(bucket, key) && this.breaker.tryAcquire()) {
+			try {
+				this.primary.owe(bucket, key, limits, permits);
+				recordSuccess();
+				// A rejection remembered before the debt would answer with a retry-after
+				// that the debt no longer keeps.
+				forget(bucket, key);
+				return;
+			}
+			catch (RateLimitStoreException ex) {
+				recordFailure(ex);
+			}
+			catch (RuntimeException ex) {
+				this.breaker.onIgnored();
+				throw ex;
+			}
+		}
+		long[] costs = new long[limits.size()];
+		Arrays.fill(costs, permits);
 		this.outage.charge(bucket, key, limits, costs);
 	}
 

@@ -80,6 +80,14 @@ final class RedisDecisionProtocol {
 		return single("r", bucket, key, limits, cost, RateLimitStore.NO_MAX_DELAY);
 	}
 
+	/**
+	 * Operation {@code o}: takes permits even past the limit, each limit on its own; the
+	 * reply is empty.
+	 */
+	Call owe(String bucket, String key, List<LimitSpec> limits, long permits) {
+		return single("o", bucket, key, limits, permits, RateLimitStore.NO_MAX_DELAY);
+	}
+
 	/** Operation {@code x}: forgets the key's state; the reply is empty. */
 	Call reset(String bucket, String key, List<LimitSpec> limits) {
 		return single("x", bucket, key, limits, 1, RateLimitStore.NO_MAX_DELAY);
@@ -188,8 +196,9 @@ final class RedisDecisionProtocol {
 	}
 
 	/**
-	 * A call of {@code d}, {@code p}, {@code r} or {@code x}: the optional arguments
-	 * follow the limits, unset ones as {@code ""}, trailing unset ones not at all.
+	 * A call of {@code d}, {@code p}, {@code r}, {@code o} or {@code x}: the optional
+	 * arguments follow the limits, unset ones as {@code ""}, trailing unset ones not at
+	 * all.
 	 */
 	private Call single(String op, String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 		@Nullable String[] optional = { (maxDelayMicros == RateLimitStore.NO_MAX_DELAY) ? null : Long.toString(maxDelayMicros),

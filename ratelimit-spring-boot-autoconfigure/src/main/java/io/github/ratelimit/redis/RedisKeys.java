@@ -61,7 +61,8 @@ public final class RedisKeys {
 	}
 
 	/**
-	 * Returns the keys of one decision: one per limit, then, for each limit with a
+	 * Returns the keys of one decision: one per limit; then each limit's key followed by
+	 * {@code :d}, which holds the end of a debt; then, for each limit with a
 	 * {@link LimitSpec#penalty() penalty} in the limits' order, that limit's key followed
 	 * by {@code :p}, which holds the end of a block.
 	 * @param bucket the bucket name
@@ -76,8 +77,8 @@ public final class RedisKeys {
 		for (LimitSpec spec : limits) {
 			penalties += (spec.penaltyMicros() > 0) ? 1 : 0;
 		}
-		String[] keys = new String[count + penalties];
-		int penalty = count;
+		String[] keys = new String[2 * count + penalties];
+		int penalty = 2 * count;
 		for (int i = 0; i < count; i++) {
 			LimitSpec spec = limits.get(i);
 			String name = base + spec.algorithm().code() + i;
@@ -90,6 +91,7 @@ public final class RedisKeys {
 				name = name + ":" + window;
 			}
 			keys[i] = name;
+			keys[count + i] = name + ":d";
 			if (spec.penaltyMicros() > 0) {
 				keys[penalty++] = name + ":p";
 			}

@@ -244,6 +244,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
+	public void owe(String bucket, String key, List<LimitSpec> limits, long permits) {
+		StoreArguments.check(bucket, key, limits, permits);
+		this.calls.call(this.protocol.owe(bucket, key, limits, permits));
+	}
+
+	@Override
 	public void charge(String bucket, String key, List<LimitSpec> limits, long[] costs) {
 		StoreArguments.check(bucket, key, limits, costs);
 		this.calls.call(this.protocol.charge(bucket, key, limits, costs));

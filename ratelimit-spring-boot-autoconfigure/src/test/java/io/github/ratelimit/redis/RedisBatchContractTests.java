@@ -42,6 +42,11 @@ class RedisBatchContractTests extends RedisRateLimitStoreTests {
 		}
 
 		@Override
+		public void owe(String bucket, String key, List<LimitSpec> limits, long permits) {
+			this.store.owe(bucket, key, limits, permits);
+		}
+
+		@Override
 		public void charge(String bucket, String key, List<LimitSpec> limits, long[] costs) {
 			this.store.charge(bucket, key, limits, costs);
 		}

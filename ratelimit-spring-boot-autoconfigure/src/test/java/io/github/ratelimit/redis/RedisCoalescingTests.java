@@ -179,6 +179,14 @@ class RedisCoalescingTests {
 				batched.reset(bucket, key, specs);
 				single.reset(bucket, key, specs);
 			}
+			else if (op < 18) {
+				// A settlement beyond its reservation, into debt when the limit has less
+				// left.
+				long permits = Math.min(cost(random, specs.get(0), buckets), Long.MAX_VALUE / 4)
+						* (1 + random.nextInt(4));
+				batched.owe(bucket, key, specs, permits);
+				single.owe(bucket, key, specs, permits);
+			}
 			else {
 				int size = runs ? ((random.nextInt(3) == 0) ? DecisionCoalescer.MAX_BATCH : 2 + random.nextInt(40))
 						: ((random.nextInt(10) == 0) ? DecisionCoalescer.MAX_BATCH : 2 + random.nextInt(8));

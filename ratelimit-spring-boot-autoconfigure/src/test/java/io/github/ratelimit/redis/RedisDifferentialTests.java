@@ -146,6 +146,15 @@ class RedisDifferentialTests {
 					memory.reset(bucket, key, specs);
 					redisStore.reset(bucket, key, specs);
 				}
+				else if (op < 30) {
+					// A settlement beyond its reservation: up to four requests' worth,
+					// into
+					// debt when the limit has less left.
+					long permits = Math.min(traffic.cost().applyAsLong(random, specs.get(0)), Long.MAX_VALUE / 4)
+							* (1 + random.nextInt(4));
+					memory.owe(bucket, key, specs, permits);
+					redisStore.owe(bucket, key, specs, permits);
+				}
 				else {
 					long cost = traffic.cost().applyAsLong(random, specs.get(0));
 					long maxDelay = (random.nextInt(4) == 0) ? (long) random.nextInt(3_000_000)

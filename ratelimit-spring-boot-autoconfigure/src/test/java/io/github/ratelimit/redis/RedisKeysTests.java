@@ -31,7 +31,8 @@ class RedisKeysTests {
 	@Test
 	void everyKeyOfADecisionSharesOneHashTagAndNamesTheShapeOfItsState() {
 		assertThat(this.keys.keys("api", "1.2.3.4", this.limits)).containsExactly("rl:{api:1.2.3.4}:tb0",
-				"rl:{api:1.2.3.4}:fw1:3600000000", "rl:{api:1.2.3.4}:swc2:60000000/6");
+				"rl:{api:1.2.3.4}:fw1:3600000000", "rl:{api:1.2.3.4}:swc2:60000000/6", "rl:{api:1.2.3.4}:tb0:d",
+				"rl:{api:1.2.3.4}:fw1:3600000000:d", "rl:{api:1.2.3.4}:swc2:60000000/6:d");
 	}
 
 	@Test

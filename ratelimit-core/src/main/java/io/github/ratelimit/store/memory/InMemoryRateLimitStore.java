@@ -133,6 +133,16 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		return chargeAndHold(bucket, key, limits, costs, true);
 	}
 
+	@Override
+	public void owe(String bucket, String key, List<LimitSpec> limits, long permits) {
+		StoreArguments.check(bucket, key, limits, permits);
+		this.states.asMap().compute(StateKey.of(bucket, key).stored(), (k, state) -> {
+			KeyState current = (state != null) ? state : new KeyState();
+			current.oweAndHold(limits, this.clock.nowMicros(), permits);
+			return current.isRetired() ? null : current;
+		});
+	}
+
 	private boolean chargeAndHold(String bucket, String key, List<LimitSpec> limits, long[] costs,
 			boolean onlyIfFresh) {
 		StoreArguments.check(bucket, key, limits, costs);

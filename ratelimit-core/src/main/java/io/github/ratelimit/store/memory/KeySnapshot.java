@@ -195,6 +195,19 @@ final class KeySnapshot {
 	}
 
 	/**
+	 * Takes {@code permits} from every limit, each on its own, going into debt for what
+	 * it does not have; see {@link LimitState#owe}.
+	 */
+	KeySnapshot owe(List<LimitSpec> limits, long time, long permits) {
+		Fitted fitted = Fitted.of(this, limits, time);
+		LimitState[] next = new LimitState[fitted.states.length];
+		for (int i = 0; i < next.length; i++) {
+			next[i] = fitted.states[i].owe(limits.get(i), time, permits);
+		}
+		return with(next, fitted.parked, time, fitted.heldFor);
+	}
+
+	/**
 	 * Whether any of {@code limits} has a state that differs from a fresh one at
 	 * {@code time}.
 	 */
@@ -248,7 +261,8 @@ final class KeySnapshot {
 		if (expiresAt <= time) {
 			return retired();
 		}
-		long lifetime = lifetimeMicros(limits);
+		// A key in debt matters until the debt is paid, which may be longer.
+		long lifetime = Math.max(lifetimeMicros(limits), expiresAt - time);
 		List<Parked> parked = this.hold.parked;
 		if (!parked.isEmpty()) {
 			parked = new ArrayList<>(parked);

@@ -183,6 +183,21 @@ final class KeyState {
 	}
 
 	/**
+	 * Takes permits inside the map's compute, going into debt for what a limit does not
+	 * have; see {@link KeySnapshot#owe}. Always inside the compute: a debt may outlast
+	 * the hold, which must then be extended.
+	 */
+	void oweAndHold(List<LimitSpec> limits, long now, long permits) {
+		while (true) {
+			KeySnapshot current = this.snapshot;
+			long time = Math.max(now, current.lastNow);
+			if (store(current, current.owe(limits, time, permits).hold(limits, time))) {
+				return;
+			}
+		}
+	}
+
+	/**
 	 * Reports on a state read from the map.
 	 * @return the state, or {@code null} when the caller must look inside the map's
 	 * compute instead
