@@ -150,7 +150,8 @@ public abstract sealed class LimitState permits BucketState, FixedWindowState, S
 	 */
 	public LimitState owe(LimitSpec spec, long now, long permits) {
 		LimitState kept = peek(spec, now).kept();
-		long taken = Math.min(permits, kept.available(spec, now));
+		// A window over a lowered limit has less than nothing available.
+		long taken = Math.min(permits, Math.max(0, kept.available(spec, now)));
 		LimitState after = kept;
 		if (taken > 0) {
 			Transition transition = kept.decide(spec, now, taken, Long.MAX_VALUE);

@@ -8,8 +8,9 @@ import io.github.ratelimit.LimitSpec;
  * over the algorithm's own state. While blocked, every request is rejected with a
  * retry-after at the end of the block, no permits are taken, and the requests it rejects
  * do not lengthen it; refunds and charges still reach the algorithm's state. Once the
- * block is over, or when the spec no longer has a penalty, the algorithm's state decides
- * alone again. The twin of the Redis script's {@code penalty.lua}.
+ * block is over, or while the spec has no penalty, the algorithm's state decides alone (a
+ * penalty set again within the block enforces the rest of it, as the Redis key of the
+ * block outlives a change). The twin of the Redis script's {@code penalty.lua}.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -40,7 +41,12 @@ final class PenaltyState extends LimitState {
 	@Override
 	Transition decide(LimitSpec spec, long now, long cost, long maxDelayMicros) {
 		if (!blocked(spec, now)) {
-			return this.inner.decide(spec, now, cost, maxDelayMicros);
+			Transition transition = this.inner.decide(spec, now, cost, maxDelayMicros);
+			// A block the spec no longer enforces is kept to its end, as Redis keeps its
+			// key: a penalty set again within it enforces the rest.
+			return (now < this.until) ? new Transition(transition.decision(),
+					new PenaltyState(transition.next(), this.until), new PenaltyState(transition.kept(), this.until))
+					: transition;
 		}
 		// The algorithm's answer to this request, taking nothing: a retry-after that the
 		// algorithm would not keep is not honest either.
@@ -75,19 +81,19 @@ final class PenaltyState extends LimitState {
 	@Override
 	public LimitState refund(LimitSpec spec, long now, long cost) {
 		LimitState refunded = this.inner.refund(spec, now, cost);
-		return blocked(spec, now) ? new PenaltyState(refunded, this.until) : refunded;
+		return (now < this.until) ? new PenaltyState(refunded, this.until) : refunded;
 	}
 
 	@Override
 	public LimitState charge(LimitSpec spec, long now, long cost) {
 		LimitState charged = this.inner.charge(spec, now, cost);
-		return blocked(spec, now) ? new PenaltyState(charged, this.until) : charged;
+		return (now < this.until) ? new PenaltyState(charged, this.until) : charged;
 	}
 
 	@Override
 	public LimitState owe(LimitSpec spec, long now, long permits) {
 		LimitState owed = this.inner.owe(spec, now, permits);
-		return blocked(spec, now) ? new PenaltyState(owed, this.until) : owed;
+		return (now < this.until) ? new PenaltyState(owed, this.until) : owed;
 	}
 
 	@Override

@@ -132,6 +132,33 @@ public @interface RateLimited {
 	String refundWhen() default "";
 
 	/**
+	 * SpEL for the permits the call really used, evaluated once it returns, with
+	 * {@code #result}: the call then settles, as a reservation of {@link #cost()} (the
+	 * estimate). Less than the estimate gives the difference back; more takes the excess
+	 * even past the limit, putting the key into debt until it is paid off at the limit's
+	 * rate. For a {@code Mono}, a {@code CompletionStage} or a Kotlin {@code suspend}
+	 * function, {@code #result} is the value it completed with; for a {@code Flux} (or a
+	 * Kotlin {@code Flow}) the expression is evaluated for each element and the values
+	 * are summed, settled when the stream completes or is cancelled. E.g.
+	 * {@code cost = "#request.maxTokens()", settle = "#result.usage().totalTokens()"}.
+	 * Must evaluate to a whole number; a negative one is logged and settled as 0, and a
+	 * value that is no number (or an expression that fails) is logged and keeps the
+	 * estimate.
+	 * @return the settlement expression; empty for a fixed cost
+	 */
+	String settle() default "";
+
+	/**
+	 * SpEL for what a call that throws (or a stream that fails) used, with
+	 * {@code #exception} and, for a {@code Flux}, {@code #settled}: what its elements
+	 * summed to so far. E.g. {@code "0"} to give the whole estimate back. Empty keeps the
+	 * estimate, and a stream keeps the larger of its estimate and what it streamed. Only
+	 * with {@link #settle()}.
+	 * @return the settlement expression for failed calls
+	 */
+	String settleOnError() default "";
+
+	/**
 	 * Holds repeated {@link RateLimited} annotations.
 	 */
 	@Target({ ElementType.METHOD, ElementType.TYPE })

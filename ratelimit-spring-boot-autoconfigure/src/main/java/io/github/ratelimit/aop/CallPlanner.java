@@ -2,7 +2,11 @@ package io.github.ratelimit.aop;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.expression.EvaluationContext;
@@ -22,15 +26,21 @@ import io.github.ratelimit.expression.RateLimitExpressions.InvalidExpressionExce
 /**
  * Evaluates an operation's expressions for one call and checks their values: whether to
  * skip, the key, the cost and the per-call limit before the call, and whether to refund
- * after it. Every error names the method, the attribute, the expression and the value.
+ * and what to settle after it. Every error names the method, the attribute, the
+ * expression and the value.
  *
  * @author ratelimit-spring-boot-starter authors
  */
 final class CallPlanner {
 
+	private static final Log logger = LogFactory.getLog(CallPlanner.class);
+
 	private final RateLimitExpressions expressions;
 
 	private final NullKeyPolicy nullKeyPolicy;
+
+	/** The problems of {@code settle} expressions logged so far, one line each. */
+	private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
 	CallPlanner(RateLimitExpressions expressions, NullKeyPolicy nullKeyPolicy) {
 		this.expressions = expressions;
@@ -81,6 +91,48 @@ final class CallPlanner {
 			}
 		}
 		return wanted;
+	}
+
+	/**
+	 * Evaluates a {@code settle} or {@code settleOnError}: what the call used. A negative
+	 * value settles 0, and a value that is no whole number (or an expression that fails)
+	 * keeps the estimate; either is logged once per operation and attribute, as the call
+	 * itself succeeded and must not fail for it.
+	 * @param operation the operation
+	 * @param expression its {@code settle} or {@code settleOnError}
+	 * @param attribute the attribute's name, for messages
+	 * @param context the call's context, with {@code #result}, {@code #exception} and
+	 * {@code #settled} set
+	 * @return the permits used, or {@code null} to keep the estimate
+	 */
+	@Nullable Long settled(RateLimitedOperation operation, Expression expression, String attribute, EvaluationContext context) {
+		String where = operation.where(attribute);
+		Object value;
+		try {
+			value = evaluate(expression, context, where);
+		}
+		catch (RuntimeException ex) {
+			warnOnce(where, ex.getMessage() + "; such calls keep their estimate");
+			return null;
+		}
+		Long used = RateLimitExpressions.wholeNumber(value);
+		if (used == null) {
+			warnOnce(where, "'" + expression.getExpressionString() + "' must evaluate to a whole number but was "
+					+ RateLimitExpressions.describe(value) + "; such calls keep their estimate");
+			return null;
+		}
+		if (used < 0) {
+			warnOnce(where, "'" + expression.getExpressionString() + "' must not be negative but was " + used
+					+ "; such calls settle 0");
+			return 0L;
+		}
+		return used;
+	}
+
+	private void warnOnce(String where, String problem) {
+		if (this.warned.add(where + problem.replaceAll("-?\\d+", "#"))) {
+			logger.warn(where + ": " + problem + " (logged once)");
+		}
 	}
 
 	private @Nullable PermitRequest request(RateLimitedOperation operation, EvaluationContext context) {

@@ -28,7 +28,8 @@ import io.github.ratelimit.expression.NullKeyPolicy;
  * Applies the {@link RateLimited @RateLimited} operations of the invoked method:
  * evaluates their expressions, takes the call's permits through the {@link Acquirer}
  * (every bucket in order, all or nothing, waiting when told to), calls the method or its
- * fallback, and gives back what {@code refundWhen} asks for.
+ * fallback, and gives back what {@code refundWhen} asks for or settles what
+ * {@code settle} says the call used.
  * <p>
  * Methods returning {@code CompletionStage}, {@code CompletableFuture}, {@code Mono} or
  * {@code Flux} are limited without blocking: the method (for a stage) or the subscription
@@ -53,7 +54,7 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 
 	private final CallPlanner planner;
 
-	private final RefundWhen refundWhen;
+	private final AfterCall afterCall;
 
 	private final @Nullable ReactorRateLimiting reactor;
 
@@ -74,8 +75,8 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		this.acquirer = Objects.requireNonNull(acquirer, "'acquirer' must not be null");
 		Objects.requireNonNull(nullKeyPolicy, "'nullKeyPolicy' must not be null");
 		this.planner = new CallPlanner(source.expressions(), nullKeyPolicy);
-		this.refundWhen = new RefundWhen(this.planner, acquirer);
-		this.reactor = REACTOR_PRESENT ? new ReactorRateLimiting(acquirer, this.refundWhen) : null;
+		this.afterCall = new AfterCall(this.planner, acquirer);
+		this.reactor = REACTOR_PRESENT ? new ReactorRateLimiting(acquirer, this.afterCall) : null;
 	}
 
 	@Override
@@ -107,7 +108,7 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		if (plan.isEmpty()) {
 			return invocation.proceed();
 		}
-		if (method.refundsAfterCall()) {
+		if (method.actsAfterCall()) {
 			context.captureCaller();
 		}
 		if (kind == ReturnKind.COMPLETION_STAGE) {
@@ -144,9 +145,9 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
-			if (method.refundsAfterCall()) {
+			if (method.actsAfterCall()) {
 				try {
-					this.refundWhen.afterCall(plan, acquisition, context, null, ex);
+					this.afterCall.afterCall(plan, acquisition, context, null, ex, null);
 				}
 				catch (RuntimeException refundFailure) {
 					// The method's own failure is what the caller must see.
@@ -155,8 +156,8 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 			}
 			throw ex;
 		}
-		if (method.refundsAfterCall()) {
-			this.refundWhen.afterCall(plan, acquisition, context, result, null);
+		if (method.actsAfterCall()) {
+			this.afterCall.afterCall(plan, acquisition, context, result, null, null);
 		}
 		return result;
 	}
@@ -194,12 +195,12 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		if (stage == null) {
 			stage = CompletableFuture.completedFuture(null);
 		}
-		if (!method.refundsAfterCall()) {
+		if (!method.actsAfterCall()) {
 			return stage.thenApply((value) -> value);
 		}
 		return stage.handle((value, failure) -> {
 			Throwable cause = unwrap(failure);
-			return this.refundWhen.afterCallAsync(plan, acquisition, context, value, cause)
+			return this.afterCall.afterCallAsync(plan, acquisition, context, value, cause, null)
 				.handle((done, refundFailure) -> {
 					if (cause != null) {
 						if (refundFailure != null) {

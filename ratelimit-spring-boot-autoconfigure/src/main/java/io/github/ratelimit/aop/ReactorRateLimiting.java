@@ -1,6 +1,7 @@
 package io.github.ratelimit.aop;
 
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInvocation;
@@ -25,8 +26,10 @@ import io.github.ratelimit.aop.operation.ReturnKind;
  * publisher, as usual; each subscription to the returned publisher first takes its
  * permits (without blocking: decisions and waits are stages), then subscribes to the
  * method's publisher, or fails with the rejection, or switches to the fallback.
- * {@code refundWhen} sees a {@code Mono}'s value as {@code #result}; for a {@code Flux}
- * {@code #result} is {@code null} and only {@code #exception} tells how it ended.
+ * {@code refundWhen} and {@code settle} see a {@code Mono}'s value as {@code #result};
+ * for a {@code Flux}, {@code settle} sees each element and its values add up (settled
+ * when the stream completes, fails or is cancelled), and {@code refundWhen} sees
+ * {@code #result} {@code null}: only {@code #exception} tells how it ended.
  * <p>
  * The only class of the interceptor that uses Reactor; created only when Reactor is on
  * the classpath.
@@ -41,11 +44,11 @@ final class ReactorRateLimiting {
 
 	private final Acquirer acquirer;
 
-	private final RefundWhen refundWhen;
+	private final AfterCall afterCall;
 
-	ReactorRateLimiting(Acquirer acquirer, RefundWhen refundWhen) {
+	ReactorRateLimiting(Acquirer acquirer, AfterCall afterCall) {
 		this.acquirer = acquirer;
-		this.refundWhen = refundWhen;
+		this.afterCall = afterCall;
 		KotlinFlows.initialize(ReactorRateLimiting.class.getClassLoader());
 	}
 
@@ -160,31 +163,53 @@ final class ReactorRateLimiting {
 
 	private Mono<Object> withRefunds(Mono<Object> source, RateLimitedMethod method, CallPlan plan,
 			Acquisition acquisition, RateLimitedEvaluationContext context) {
-		if (!method.refundsAfterCall()) {
+		if (!method.actsAfterCall()) {
 			return source;
 		}
-		return source.onErrorResume((failure) -> afterFailure(plan, acquisition, context, failure))
-			.flatMap((value) -> afterCall(plan, acquisition, context, value).thenReturn(value))
-			.switchIfEmpty(Mono.defer(() -> afterCall(plan, acquisition, context, null).then(Mono.empty())));
+		return source.onErrorResume((failure) -> afterFailure(plan, acquisition, context, failure, null))
+			.flatMap((value) -> afterCall(plan, acquisition, context, value, null).thenReturn(value))
+			.switchIfEmpty(Mono.defer(() -> afterCall(plan, acquisition, context, null, null).then(Mono.empty())));
 	}
 
 	private Flux<Object> withRefunds(Flux<Object> source, RateLimitedMethod method, CallPlan plan,
 			Acquisition acquisition, RateLimitedEvaluationContext context) {
-		if (!method.refundsAfterCall()) {
+		if (!method.actsAfterCall()) {
 			return source;
 		}
-		return source.onErrorResume((failure) -> afterFailure(plan, acquisition, context, failure))
-			.concatWith(Mono.defer(() -> afterCall(plan, acquisition, context, null)));
+		return Flux.defer(() -> {
+			StreamedSettlement streamed = this.afterCall.streamed(plan, context);
+			if (streamed == null) {
+				return source.onErrorResume((failure) -> afterFailure(plan, acquisition, context, failure, null))
+					.concatWith(Mono.defer(() -> afterCall(plan, acquisition, context, null, null)));
+			}
+			// Settled once: when the stream completes, fails or is cancelled, whichever
+			// is
+			// first.
+			AtomicBoolean ended = new AtomicBoolean();
+			return source.doOnNext(streamed::add)
+				.onErrorResume((failure) -> ended.compareAndSet(false, true)
+						? afterFailure(plan, acquisition, context, failure, streamed) : Mono.error(failure))
+				.concatWith(Mono.defer(() -> ended.compareAndSet(false, true)
+						? afterCall(plan, acquisition, context, null, streamed) : Mono.empty()))
+				.doOnCancel(() -> {
+					if (ended.compareAndSet(false, true)) {
+						this.afterCall.afterCancel(plan, acquisition, streamed);
+					}
+				});
+		});
 	}
 
 	private Mono<Void> afterCall(CallPlan plan, Acquisition acquisition, RateLimitedEvaluationContext context,
-			@Nullable Object value) {
-		return Mono.fromCompletionStage(() -> this.refundWhen.afterCallAsync(plan, acquisition, context, value, null));
+			@Nullable Object value, @Nullable StreamedSettlement streamed) {
+		return Mono.fromCompletionStage(
+				() -> this.afterCall.afterCallAsync(plan, acquisition, context, value, null, streamed));
 	}
 
 	private Mono<Object> afterFailure(CallPlan plan, Acquisition acquisition, RateLimitedEvaluationContext context,
-			Throwable failure) {
-		return Mono.fromCompletionStage(() -> this.refundWhen.afterCallAsync(plan, acquisition, context, null, failure))
+			Throwable failure, @Nullable StreamedSettlement streamed) {
+		return Mono
+			.fromCompletionStage(
+					() -> this.afterCall.afterCallAsync(plan, acquisition, context, null, failure, streamed))
 			.onErrorResume((refundFailure) -> {
 				// The method's own failure is what the subscriber must see.
 				failure.addSuppressed(refundFailure);

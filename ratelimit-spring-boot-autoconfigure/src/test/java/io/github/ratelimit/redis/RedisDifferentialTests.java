@@ -1,7 +1,9 @@
 package io.github.ratelimit.redis;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Random;
 import java.util.function.BiFunction;
@@ -122,6 +124,11 @@ class RedisDifferentialTests {
 			}
 			int allowed = 0;
 			int rejected = 0;
+			// What happened to each key lately, told when the stores disagree on it.
+			List<Deque<String>> history = new ArrayList<>();
+			for (int k = 0; k < KEYS.length; k++) {
+				history.add(new ArrayDeque<>());
+			}
 			for (int step = 0; step < steps; step++) {
 				int k = random.nextInt(KEYS.length);
 				String key = KEYS[k];
@@ -130,44 +137,56 @@ class RedisDifferentialTests {
 				String context = "seed " + seed + ", step " + step + ", key " + key + ", " + specs + ", t="
 						+ time.nowMicros();
 				int op = random.nextInt(100);
-				if (op < 8) {
-					limits.set(k, traffic.change().apply(random, specs));
+				Deque<String> lately = history.get(k);
+				while (lately.size() >= 24) {
+					lately.removeFirst();
 				}
-				else if (op < 16) {
-					long cost = traffic.cost().applyAsLong(random, specs.get(0));
-					memory.refund(bucket, key, specs, cost);
-					redisStore.refund(bucket, key, specs, cost);
-				}
-				else if (op < 24) {
-					assertSame(memory.peek(bucket, key, specs), redisStore.peek(bucket, key, specs),
-							context + ", peek");
-				}
-				else if (op < 25) {
-					memory.reset(bucket, key, specs);
-					redisStore.reset(bucket, key, specs);
-				}
-				else if (op < 30) {
-					// A settlement beyond its reservation: up to four requests' worth,
-					// into
-					// debt when the limit has less left.
-					long permits = Math.min(traffic.cost().applyAsLong(random, specs.get(0)), Long.MAX_VALUE / 4)
-							* (1 + random.nextInt(4));
-					memory.owe(bucket, key, specs, permits);
-					redisStore.owe(bucket, key, specs, permits);
-				}
-				else {
-					long cost = traffic.cost().applyAsLong(random, specs.get(0));
-					long maxDelay = (random.nextInt(4) == 0) ? (long) random.nextInt(3_000_000)
-							: RateLimitStore.NO_MAX_DELAY;
-					Decision expected = memory.decide(bucket, key, specs, cost, maxDelay);
-					Decision actual = redisStore.decide(bucket, key, specs, cost, maxDelay);
-					assertSame(expected, actual, context + ", decide cost " + cost + " max delay " + maxDelay);
-					if (expected.allowed()) {
-						allowed++;
+				lately.addLast("t=" + time.nowMicros() + " op " + op + " " + specs);
+				try {
+					if (op < 8) {
+						limits.set(k, traffic.change().apply(random, specs));
+					}
+					else if (op < 16) {
+						long cost = traffic.cost().applyAsLong(random, specs.get(0));
+						memory.refund(bucket, key, specs, cost);
+						redisStore.refund(bucket, key, specs, cost);
+					}
+					else if (op < 24) {
+						assertSame(memory.peek(bucket, key, specs), redisStore.peek(bucket, key, specs),
+								context + ", peek");
+					}
+					else if (op < 25) {
+						memory.reset(bucket, key, specs);
+						redisStore.reset(bucket, key, specs);
+					}
+					else if (op < 30) {
+						// A settlement beyond its reservation, into debt when the
+						// limit has less left.
+						long permits = Math.min(traffic.cost().applyAsLong(random, specs.get(0)), Long.MAX_VALUE / 4)
+								* (1 + random.nextInt(4));
+						lately.addLast("  owe " + permits);
+						memory.owe(bucket, key, specs, permits);
+						redisStore.owe(bucket, key, specs, permits);
 					}
 					else {
-						rejected++;
+						long cost = traffic.cost().applyAsLong(random, specs.get(0));
+						long maxDelay = (random.nextInt(4) == 0) ? (long) random.nextInt(3_000_000)
+								: RateLimitStore.NO_MAX_DELAY;
+						Decision expected = memory.decide(bucket, key, specs, cost, maxDelay);
+						Decision actual = redisStore.decide(bucket, key, specs, cost, maxDelay);
+						assertSame(expected, actual, context + ", decide cost " + cost + " max delay " + maxDelay);
+						if (expected.allowed()) {
+							allowed++;
+						}
+						else {
+							rejected++;
+						}
+						lately.addLast("  " + expected);
 					}
+				}
+				catch (AssertionError ex) {
+					throw new AssertionError(
+							ex.getMessage() + "\nlately on key " + key + ":\n" + String.join("\n", lately), ex);
 				}
 			}
 			assertThat(allowed).as("allowed decisions").isGreaterThan(steps / 10);

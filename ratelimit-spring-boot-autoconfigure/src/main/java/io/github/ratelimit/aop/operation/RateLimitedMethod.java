@@ -37,7 +37,7 @@ public final class RateLimitedMethod {
 
 	private final String description;
 
-	private final boolean refundsAfterCall;
+	private final boolean actsAfterCall;
 
 	private final boolean scheduledTask;
 
@@ -51,13 +51,14 @@ public final class RateLimitedMethod {
 		this.suspending = KotlinDetector.isSuspendingFunction(method);
 		this.parameterNames = Set.copyOf(parameterNames);
 		this.description = description;
-		this.refundsAfterCall = operations.stream().anyMatch((operation) -> operation.refundWhen() != null);
+		this.actsAfterCall = operations.stream()
+			.anyMatch((operation) -> operation.refundWhen() != null || operation.settle() != null);
 		this.scheduledTask = method.getReturnType() == void.class && MergedAnnotations
 			.from(method, SearchStrategy.TYPE_HIERARCHY, RepeatableContainers.standardRepeatables())
 			.isPresent(SCHEDULED);
 		this.readsRequest = operations.stream()
 			.flatMap((operation) -> Stream.of(operation.key(), operation.cost(), operation.limit(),
-					operation.skipWhen(), operation.refundWhen()))
+					operation.skipWhen(), operation.refundWhen(), operation.settle(), operation.settleOnError()))
 			.filter(Objects::nonNull)
 			.map(Expression::getExpressionString)
 			.anyMatch((text) -> reads(text, "request") || reads(text, "exchange") || reads(text, "clientIp"));
@@ -131,11 +132,11 @@ public final class RateLimitedMethod {
 	}
 
 	/**
-	 * Returns whether any operation has a {@code refundWhen}.
+	 * Returns whether any operation has a {@code refundWhen} or a {@code settle}.
 	 * @return {@code true} when the outcome of the call must be examined
 	 */
-	public boolean refundsAfterCall() {
-		return this.refundsAfterCall;
+	public boolean actsAfterCall() {
+		return this.actsAfterCall;
 	}
 
 	/**

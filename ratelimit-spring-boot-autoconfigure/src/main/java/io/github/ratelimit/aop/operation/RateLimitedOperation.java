@@ -35,6 +35,10 @@ public final class RateLimitedOperation {
 
 	private final @Nullable Expression refundWhen;
 
+	private final @Nullable Expression settle;
+
+	private final @Nullable Expression settleOnError;
+
 	private final WaitPolicy waitPolicy;
 
 	private final @Nullable FallbackMethod fallback;
@@ -49,6 +53,8 @@ public final class RateLimitedOperation {
 		this.limit = builder.limit;
 		this.skipWhen = builder.skipWhen;
 		this.refundWhen = builder.refundWhen;
+		this.settle = builder.settle;
+		this.settleOnError = builder.settleOnError;
 		this.waitPolicy = builder.waitPolicy;
 		this.fallback = builder.fallback;
 		this.methodDescription = builder.methodDescription;
@@ -136,6 +142,22 @@ public final class RateLimitedOperation {
 	}
 
 	/**
+	 * Returns the {@code settle} expression: what the call really used.
+	 * @return the expression, or {@code null} when the cost is fixed up front
+	 */
+	public @Nullable Expression settle() {
+		return this.settle;
+	}
+
+	/**
+	 * Returns the {@code settleOnError} expression: what a failed call used.
+	 * @return the expression, or {@code null} to keep the estimate
+	 */
+	public @Nullable Expression settleOnError() {
+		return this.settleOnError;
+	}
+
+	/**
 	 * Returns the fallback method.
 	 * @return the fallback, or {@code null} to throw the rejection
 	 */
@@ -182,6 +204,10 @@ public final class RateLimitedOperation {
 
 		private @Nullable Expression refundWhen;
 
+		private @Nullable Expression settle;
+
+		private @Nullable Expression settleOnError;
+
 		private WaitPolicy waitPolicy = WaitPolicy.REJECT;
 
 		private @Nullable FallbackMethod fallback;
@@ -218,6 +244,12 @@ public final class RateLimitedOperation {
 
 		Builder refundWhen(@Nullable Expression refundWhen) {
 			this.refundWhen = refundWhen;
+			return this;
+		}
+
+		Builder settle(@Nullable Expression settle, @Nullable Expression settleOnError) {
+			this.settle = settle;
+			this.settleOnError = settleOnError;
 			return this;
 		}
 

@@ -77,6 +77,15 @@ final class RateLimitedOperationParser {
 				.constrain(bucketName, RateLimitedOperation.where("refundWhen", description),
 						refundable(bucketName, annotation.refundWhen(), description));
 		}
+		Expression settle = expression(annotation.settle(), "settle", description);
+		Expression settleOnError = expression(annotation.settleOnError(), "settleOnError", description);
+		if (settleOnError != null && settle == null) {
+			throw new InvalidRateLimitedException(RateLimitedOperation.where("settleOnError", description),
+					"'" + annotation.settleOnError() + "' says what a failed call used, but there is no settle to say"
+							+ " what a call that returns used",
+					"Add settle (e.g. settle = \"#result.usage().totalTokens()\") to the @RateLimited on " + description
+							+ ", or remove settleOnError.");
+		}
 		if (StringUtils.hasText(annotation.limitExpression())) {
 			this.registry.get().limitPerCall(bucketName, annotation.limitExpression());
 		}
@@ -85,6 +94,7 @@ final class RateLimitedOperationParser {
 			.limit(expression(annotation.limitExpression(), "limitExpression", description))
 			.skipWhen(expression(annotation.skipWhen(), "skipWhen", description))
 			.refundWhen(refundWhen)
+			.settle(settle, settleOnError)
 			.waitPolicy(WaitPolicy.of(annotation.onLimit() == OnLimit.WAIT, maxWait));
 		cost(annotation.cost(), description, builder);
 		if (StringUtils.hasText(annotation.fallbackMethod())) {

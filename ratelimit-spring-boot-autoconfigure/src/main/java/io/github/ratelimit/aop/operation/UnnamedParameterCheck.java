@@ -27,7 +27,7 @@ final class UnnamedParameterCheck {
 
 	/** Variables the evaluation context sets itself, whatever the parameter names. */
 	private static final Set<String> BUILT_IN = Set.of("args", "method", "target", "request", "clientIp", "principal",
-			"exchange", "result", "exception", "root", "this");
+			"exchange", "result", "exception", "settled", "root", "this");
 
 	/** Arguments by position, which need no names: {@code #p0}, {@code #a0}. */
 	private static final Pattern POSITIONAL = Pattern.compile("[ap]\\d+");
@@ -55,6 +55,8 @@ final class UnnamedParameterCheck {
 		expressions.put("limitExpression", operation.limit());
 		expressions.put("skipWhen", operation.skipWhen());
 		expressions.put("refundWhen", operation.refundWhen());
+		expressions.put("settle", operation.settle());
+		expressions.put("settleOnError", operation.settleOnError());
 		for (Map.Entry<String, @Nullable Expression> entry : expressions.entrySet()) {
 			if (!(entry.getValue() instanceof SpelExpression expression)) {
 				continue;
