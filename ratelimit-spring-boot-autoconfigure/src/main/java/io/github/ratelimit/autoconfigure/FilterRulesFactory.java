@@ -50,6 +50,7 @@ final class FilterRulesFactory {
 					.methods(rule.getMethods())
 					.key(rule.getKey())
 					.cost(rule.getCost())
+					.settle(rule.getSettle())
 					.nullKeyPolicy(properties.getNullKey())
 					.build(expressions, variables));
 			}

@@ -455,9 +455,21 @@ public class RateLimitProperties implements Validator {
 		private String key = "";
 
 		/**
-		 * SpEL for the permits a request takes. Defaults to 1.
+		 * SpEL for the permits a request takes. Defaults to 1. With settle, the permits
+		 * it reserves.
 		 */
 		private String cost = "1";
+
+		/**
+		 * SpEL for the permits a request really used, evaluated once its response is
+		 * complete, with #status (the response's status code) and #header('<name>') (the
+		 * first value of a response header), e.g. #header('X-Tokens-Used') or #status >=
+		 * 500 ? 0 : #header('X-Tokens-Used'). The request then settles: less than its
+		 * cost gives the difference back, more takes the excess even past the limit (the
+		 * key goes into debt). A value that is no whole number keeps the cost; a negative
+		 * one settles 0. Empty means the cost is final.
+		 */
+		private String settle = "";
 
 		public @Nullable String getBucket() {
 			return this.bucket;
@@ -489,6 +501,14 @@ public class RateLimitProperties implements Validator {
 
 		public void setCost(String cost) {
 			this.cost = cost;
+		}
+
+		public String getSettle() {
+			return this.settle;
+		}
+
+		public void setSettle(String settle) {
+			this.settle = settle;
 		}
 
 	}

@@ -64,6 +64,8 @@ public final class FilterRule {
 
 	private final long constantCost;
 
+	private final @Nullable ResponseSettlement settle;
+
 	private final NullKeyPolicy nullKeyPolicy;
 
 	private final AtomicBoolean nullKeyReported = new AtomicBoolean();
@@ -97,6 +99,7 @@ public final class FilterRule {
 			this.cost = RequestExpression.parse(builder.cost, builder.name + ".cost", expressions, variables);
 			this.constantCost = 0;
 		}
+		this.settle = ResponseSettlement.parse(builder.settle, builder.name + ".settle", expressions);
 	}
 
 	/**
@@ -153,6 +156,15 @@ public final class FilterRule {
 	 */
 	public List<String> methods() {
 		return this.configuredMethods;
+	}
+
+	/**
+	 * Returns what a request of this rule really used, read from its response, when the
+	 * rule settles: its cost is then a reservation.
+	 * @return the settlement, or {@code null} when the cost is fixed up front
+	 */
+	public @Nullable ResponseSettlement settlement() {
+		return this.settle;
 	}
 
 	/**
@@ -340,6 +352,8 @@ public final class FilterRule {
 
 		private String cost = "1";
 
+		private String settle = "";
+
 		private NullKeyPolicy nullKeyPolicy = NullKeyPolicy.ERROR;
 
 		private Builder(String name, Supplier<Bucket> bucket) {
@@ -395,6 +409,17 @@ public final class FilterRule {
 		 * @param nullKeyPolicy the policy
 		 * @return this builder
 		 */
+		/**
+		 * Sets the SpEL for what a request really used, read from its response
+		 * ({@link ResponseSettlement}); blank for none.
+		 * @param settle the SpEL
+		 * @return this builder
+		 */
+		public Builder settle(String settle) {
+			this.settle = Objects.requireNonNull(settle, "'settle' must not be null");
+			return this;
+		}
+
 		public Builder nullKeyPolicy(NullKeyPolicy nullKeyPolicy) {
 			this.nullKeyPolicy = Objects.requireNonNull(nullKeyPolicy, "'nullKeyPolicy' must not be null");
 			return this;

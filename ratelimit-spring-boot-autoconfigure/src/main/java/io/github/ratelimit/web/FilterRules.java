@@ -3,11 +3,14 @@ package io.github.ratelimit.web;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.server.PathContainer;
 
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.Acquisition;
 import io.github.ratelimit.acquire.PermitRequest;
 import io.github.ratelimit.expression.NullKeyPolicy;
 
@@ -69,6 +72,7 @@ public final class FilterRules {
 	 */
 	public Plan plan(Object request, String method, @Nullable PathContainer path) {
 		List<PermitRequest> requests = null;
+		List<FilterRule> planned = new ArrayList<>(0);
 		for (FilterRule rule : this.rules) {
 			if (!rule.matches(method, path)) {
 				continue;
@@ -81,18 +85,39 @@ public final class FilterRules {
 					}
 					continue;
 				}
-				return new Plan(List.of(), rule);
+				return new Plan(List.of(), List.of(), rule);
 			}
 			PermitRequest permits = PermitRequest.of(rule.bucket(), key, rule.cost(request));
 			if (this.match == MatchMode.FIRST) {
-				return new Plan(List.of(permits), null);
+				return new Plan(List.of(permits), List.of(rule), null);
 			}
 			if (requests == null) {
 				requests = new ArrayList<>(this.rules.size());
 			}
 			requests.add(permits);
+			planned.add(rule);
 		}
-		return new Plan((requests != null) ? requests : List.of(), null);
+		return (requests != null) ? new Plan(requests, planned, null) : new Plan(List.of(), List.of(), null);
+	}
+
+	/**
+	 * Settles, once its response is complete, what a request took under rules with a
+	 * {@code settle}: each such rule's reservation with what the response says was used
+	 * ({@link ResponseSettlement#settle}; one store call per rule at most).
+	 * @param plan the request's plan
+	 * @param acquisition the permits it took, granted
+	 * @param status the response's status code
+	 * @param headers the response's headers: a name's first value, or {@code null}
+	 * @param acquirer settles through the store
+	 */
+	public static void settle(Plan plan, Acquisition acquisition, int status,
+			Function<String, @Nullable String> headers, Acquirer acquirer) {
+		for (int i = 0; i < plan.rules().size(); i++) {
+			ResponseSettlement settlement = plan.rules().get(i).settlement();
+			if (settlement != null) {
+				settlement.settle(acquisition.results().get(i), status, headers, acquirer);
+			}
+		}
 	}
 
 	/**
@@ -121,10 +146,25 @@ public final class FilterRules {
 	 *
 	 * @param requests the permits to take, one request per matching rule, in rule order;
 	 * empty when no rule limits the request
+	 * @param rules the rule of each request, in the same order
 	 * @param missingKey the rule whose key was {@code null} under
 	 * {@link NullKeyPolicy#ERROR}, or {@code null}
 	 */
-	public record Plan(List<PermitRequest> requests, @Nullable FilterRule missingKey) {
+	public record Plan(List<PermitRequest> requests, List<FilterRule> rules, @Nullable FilterRule missingKey) {
+
+		/**
+		 * Returns whether a rule of the plan settles from the response.
+		 * @return {@code true} when the response must be read once complete
+		 */
+		public boolean settles() {
+			for (FilterRule rule : this.rules) {
+				if (rule.settlement() != null) {
+					return true;
+				}
+			}
+			return false;
+		}
+
 	}
 
 }

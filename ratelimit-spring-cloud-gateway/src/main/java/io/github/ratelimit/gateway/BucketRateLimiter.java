@@ -4,11 +4,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
 
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
 import org.springframework.cloud.gateway.filter.ratelimit.AbstractRateLimiter;
@@ -24,9 +28,11 @@ import io.github.ratelimit.acquire.PermitRequest;
 import io.github.ratelimit.acquire.RateLimitResult;
 import io.github.ratelimit.bucket.BucketDefinition;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.store.StoreUnavailableException;
 import io.github.ratelimit.web.RateLimitHeaders;
 import io.github.ratelimit.web.ResponseLimits;
+import io.github.ratelimit.web.ResponseSettlement;
 
 /**
  * A Spring Cloud Gateway
@@ -56,6 +62,8 @@ import io.github.ratelimit.web.ResponseLimits;
  */
 public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Config> {
 
+	private static final Log logger = LogFactory.getLog(BucketRateLimiter.class);
+
 	/**
 	 * The prefix of this limiter's arguments in a {@code RequestRateLimiter} filter, e.g.
 	 * {@code ratelimit.bucket: api}.
@@ -68,7 +76,14 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 
 	private final RateLimitHeaders headers;
 
+	private final RateLimitExpressions expressions;
+
 	private final Map<String, RoutePlan> plans = new ConcurrentHashMap<>();
+
+	/**
+	 * Routes that settle without the {@link ResponseSettlementFilter}, warned of once.
+	 */
+	private final Set<String> unsettled = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Creates the limiter.
@@ -79,10 +94,24 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 	 */
 	public BucketRateLimiter(BucketRegistry registry, Acquirer acquirer, RateLimitHeaders headers,
 			@Nullable ConfigurationService configurationService) {
+		this(registry, acquirer, headers, configurationService, new RateLimitExpressions(null));
+	}
+
+	/**
+	 * Creates the limiter.
+	 * @param registry the buckets routes name
+	 * @param acquirer takes the permits
+	 * @param headers works out the limit headers
+	 * @param configurationService binds the filter arguments of each route
+	 * @param expressions parses and evaluates the routes' {@code ratelimit.settle}
+	 */
+	public BucketRateLimiter(BucketRegistry registry, Acquirer acquirer, RateLimitHeaders headers,
+			@Nullable ConfigurationService configurationService, RateLimitExpressions expressions) {
 		super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
 		this.registry = Objects.requireNonNull(registry, "'registry' must not be null");
 		this.acquirer = Objects.requireNonNull(acquirer, "'acquirer' must not be null");
 		this.headers = Objects.requireNonNull(headers, "'headers' must not be null");
+		this.expressions = Objects.requireNonNull(expressions, "'expressions' must not be null");
 	}
 
 	/**
@@ -115,10 +144,34 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 		return Mono.just(requests)
 			.<CompletionStage<Acquisition>>handle((toTake, sink) -> sink.next(this.acquirer.acquireAsync(toTake)))
 			.flatMap(Mono::fromCompletionStage)
+			.transformDeferredContextual((acquired, context) -> (plan.settlement() == null) ? acquired
+					: acquired.doOnNext((acquisition) -> reserve(routeId, plan, acquisition, context)))
 			.map(this::response)
 			.onErrorMap(StoreUnavailableException.class,
 					(ex) -> new ResponseStatusException(HttpStatus.SERVICE_UNAVAILABLE,
 							"Rate limit store unavailable (ratelimit.failure-mode=closed)", ex));
+	}
+
+	/**
+	 * Hands a granted reservation of a route that settles to the
+	 * {@link ResponseSettlementFilter} of its exchange, which settles it from the
+	 * response.
+	 */
+	private void reserve(String routeId, RoutePlan plan, Acquisition acquisition, ContextView context) {
+		ResponseSettlement settlement = plan.settlement();
+		if (!acquisition.granted() || settlement == null) {
+			return;
+		}
+		ResponseSettlementFilter.Reservations reservations = context
+			.getOrDefault(ResponseSettlementFilter.Reservations.class, null);
+		if (reservations != null) {
+			reservations.add(acquisition.results().get(0), settlement);
+		}
+		else if (this.unsettled.add(routeId)) {
+			logger.warn("Route '" + routeId + "': " + CONFIGURATION_PROPERTY_NAME + ".settle is set, but the "
+					+ "ResponseSettlementFilter is not in the gateway's filters, so its requests keep their cost "
+					+ "(logged once)");
+		}
 	}
 
 	private Response response(Acquisition acquisition) {
@@ -160,14 +213,25 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 							+ ".bucket to a defined bucket" + (defined.isEmpty() ? "." : ": " + defined + "."));
 		}
 		BucketDefinition bucket = this.registry.use(name, "route '" + routeId + "' (RequestRateLimiter)");
-		return new RoutePlan(bucket, config.getCost());
+		String where = "route '" + routeId + "' RequestRateLimiter argument " + CONFIGURATION_PROPERTY_NAME + ".settle";
+		ResponseSettlement settlement;
+		try {
+			settlement = ResponseSettlement.parse(config.getSettle(), where, this.expressions);
+		}
+		catch (RuntimeException ex) {
+			throw new InvalidRouteException(routeId, "Route '" + routeId + "': " + ex.getMessage(),
+					"Correct " + CONFIGURATION_PROPERTY_NAME + ".settle: SpEL with #status and #header('<name>'), e.g."
+							+ " #header('X-Tokens-Used'), or leave it out.");
+		}
+		return new RoutePlan(bucket, config.getCost(), settlement);
 	}
 
 	/**
-	 * The bucket a route takes its permits from, and how many per request. The bucket is
-	 * read per request, so that limits changed at runtime apply to the route.
+	 * The bucket a route takes its permits from, how many per request, and what settles
+	 * them from the response. The bucket is read per request, so that limits changed at
+	 * runtime apply to the route.
 	 */
-	private record RoutePlan(BucketDefinition definition, long cost) {
+	private record RoutePlan(BucketDefinition definition, long cost, @Nullable ResponseSettlement settlement) {
 
 		Bucket bucket() {
 			return this.definition.bucket();
@@ -184,6 +248,8 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 		private @Nullable String bucket;
 
 		private long cost = 1;
+
+		private @Nullable String settle;
 
 		/**
 		 * Returns the bucket the route takes its permits from.
@@ -222,9 +288,31 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 			return this;
 		}
 
+		/**
+		 * Returns the SpEL for what a request really used, read from its response.
+		 * @return the SpEL, or {@code null} when the cost is final
+		 */
+		public @Nullable String getSettle() {
+			return this.settle;
+		}
+
+		/**
+		 * Sets the SpEL for what a request really used, evaluated once its response is
+		 * complete with {@code #status} and {@code #header('<name>')}, e.g.
+		 * {@code #header('X-Tokens-Used')}: the cost is then a reservation, settled as
+		 * {@code ratelimit.filter.rules[i].settle} is.
+		 * @param settle the SpEL
+		 * @return this config
+		 */
+		public Config setSettle(@Nullable String settle) {
+			this.settle = settle;
+			return this;
+		}
+
 		@Override
 		public String toString() {
-			return "bucket=" + this.bucket + ", cost=" + this.cost;
+			return "bucket=" + this.bucket + ", cost=" + this.cost
+					+ ((this.settle != null) ? ", settle=" + this.settle : "");
 		}
 
 	}

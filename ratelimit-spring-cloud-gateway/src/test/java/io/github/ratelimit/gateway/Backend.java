@@ -26,6 +26,12 @@ final class Backend implements AutoCloseable {
 	private Backend() {
 		this.server = HttpServer.create().host("127.0.0.1").port(0).handle((request, response) -> {
 			this.requests.incrementAndGet();
+			// A metered backend says what a request used: ?used=<n> answers it as
+			// X-Tokens-Used.
+			String query = URI.create(request.uri()).getQuery();
+			if (query != null && query.startsWith("used=")) {
+				response.header("X-Tokens-Used", query.substring("used=".length()));
+			}
 			return response.sendString(Mono.just("backend"));
 		}).bindNow();
 	}

@@ -2,6 +2,8 @@ package io.github.ratelimit.gateway;
 
 import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.function.LongSupplier;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -17,6 +19,10 @@ import org.springframework.cloud.gateway.filter.factory.RequestRateLimiterGatewa
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+
+import io.github.ratelimit.bucket.BucketDefinition;
+import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.store.RateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,6 +50,12 @@ class GatewayRouteTests {
 
 	@Autowired
 	BucketRateLimiter bucketRateLimiter;
+
+	@Autowired
+	BucketRegistry registry;
+
+	@Autowired
+	RateLimitStore store;
 
 	@DynamicPropertySource
 	static void backend(DynamicPropertyRegistry registry) {
@@ -80,6 +92,37 @@ class GatewayRouteTests {
 		assertThat(backend.requests()).isEqualTo(before + 5);
 		// The key is the key resolver's: another user has a bucket of their own.
 		assertThat(get("/api/items", "bob").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void aRouteWithSettleReservesItsCostAndSettlesWhatTheBackendSaysItUsed() throws Exception {
+		assertThat(get("/tokens/complete?used=30", "carol").statusCode()).isEqualTo(200);
+		assertThat(eventually(() -> remaining("tokens", "carol"), 970L)).as("30 used of 100 reserved").isEqualTo(970);
+		assertThat(get("/tokens/complete?used=250", "carol").statusCode()).isEqualTo(200);
+		assertThat(eventually(() -> remaining("tokens", "carol"), 720L)).as("250 used of 100 reserved").isEqualTo(720);
+		assertThat(get("/tokens/complete", "carol").statusCode()).isEqualTo(200);
+		assertThat(eventually(() -> remaining("tokens", "carol"), 620L)).as("no header: the reservation stands")
+			.isEqualTo(620);
+	}
+
+	private long remaining(String bucket, String key) {
+		BucketDefinition definition = this.registry.find(bucket);
+		assertThat(definition).isNotNull();
+		return this.store.peek(bucket, key, definition.limits()).remaining();
+	}
+
+	/**
+	 * Reads {@code value} until it gives {@code expected} or 30 seconds have passed: a
+	 * settlement is made once the response is complete, off the event loop.
+	 */
+	private static long eventually(LongSupplier value, long expected) throws InterruptedException {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		long last = value.getAsLong();
+		while (last != expected && System.nanoTime() < deadline) {
+			Thread.sleep(10);
+			last = value.getAsLong();
+		}
+		return last;
 	}
 
 	@Test

@@ -7,10 +7,13 @@ import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 
 import org.springframework.core.Ordered;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.filter.reactive.ServerWebExchangeContextFilter;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
@@ -121,7 +124,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		// Only the acquisition's failure is the store's; what the chain throws is not.
 		return acquire(plan.requests()).map(Optional::of)
 			.onErrorResume(StoreUnavailableException.class, (ex) -> Mono.just(Optional.empty()))
-			.flatMap((acquisition) -> acquisition.isPresent() ? proceed(exchange, chain, acquisition.get())
+			.flatMap((acquisition) -> acquisition.isPresent() ? proceed(exchange, chain, plan, acquisition.get())
 					: this.responses.writeUnavailable(exchange));
 	}
 
@@ -137,7 +140,8 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			.flatMap(Mono::fromCompletionStage);
 	}
 
-	private Mono<Void> proceed(ServerWebExchange exchange, WebFilterChain chain, Acquisition acquisition) {
+	private Mono<Void> proceed(ServerWebExchange exchange, WebFilterChain chain, FilterRules.Plan plan,
+			Acquisition acquisition) {
 		for (RateLimitResult result : acquisition.results()) {
 			this.responses.addHeaders(exchange, result);
 		}
@@ -145,7 +149,21 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			RateLimitResult rejection = acquisition.rejection();
 			return this.responses.writeRejection(exchange, rejection.bucket().name(), rejection.decision());
 		}
-		return chain.filter(exchange);
+		if (!plan.settles()) {
+			return chain.filter(exchange);
+		}
+		// Settled once the response is complete, fails or is cancelled, off the event
+		// loop: a settlement is a store call.
+		return chain.filter(exchange).doFinally((signal) -> {
+			ServerHttpResponse response = exchange.getResponse();
+			HttpStatusCode code = response.getStatusCode();
+			int status = (signal == SignalType.ON_ERROR && (code == null || !response.isCommitted())) ? 500
+					: (code != null) ? code.value() : 200;
+			this.acquirer.waiter()
+				.executor()
+				.execute(() -> FilterRules.settle(plan, acquisition, status, response.getHeaders()::getFirst,
+						this.acquirer));
+		});
 	}
 
 }

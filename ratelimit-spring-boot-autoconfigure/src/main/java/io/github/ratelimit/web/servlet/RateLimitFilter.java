@@ -3,7 +3,10 @@ package io.github.ratelimit.web.servlet;
 import java.io.IOException;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -108,8 +111,83 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				this.responses.writeRejection(request, response, rejection.bucket().name(), rejection.decision());
 				return;
 			}
+			if (plan.settles()) {
+				proceedAndSettle(request, response, chain, plan, acquisition);
+				return;
+			}
 		}
 		chain.doFilter(request, response);
+	}
+
+	/**
+	 * Continues the chain, then settles from the response once it is complete: at once,
+	 * or, when the request went asynchronous (a streamed or deferred response), when it
+	 * completes, fails or times out. A chain that throws is settled as a 500.
+	 */
+	private void proceedAndSettle(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+			FilterRules.Plan plan, Acquisition acquisition) throws ServletException, IOException {
+		boolean failed = true;
+		try {
+			chain.doFilter(request, response);
+			failed = false;
+		}
+		finally {
+			if (!failed && request.isAsyncStarted()) {
+				request.getAsyncContext().addListener(new SettleOnCompletion(plan, acquisition, response));
+			}
+			else {
+				FilterRules.settle(plan, acquisition, failed ? 500 : response.getStatus(), response::getHeader,
+						this.acquirer);
+			}
+		}
+	}
+
+	/**
+	 * Settles an asynchronous request once, when it ends.
+	 */
+	private final class SettleOnCompletion implements AsyncListener {
+
+		private final FilterRules.Plan plan;
+
+		private final Acquisition acquisition;
+
+		private final HttpServletResponse response;
+
+		private final AtomicBoolean settled = new AtomicBoolean();
+
+		SettleOnCompletion(FilterRules.Plan plan, Acquisition acquisition, HttpServletResponse response) {
+			this.plan = plan;
+			this.acquisition = acquisition;
+			this.response = response;
+		}
+
+		@Override
+		public void onComplete(AsyncEvent event) {
+			settle(this.response.getStatus());
+		}
+
+		@Override
+		public void onTimeout(AsyncEvent event) {
+			settle(503);
+		}
+
+		@Override
+		public void onError(AsyncEvent event) {
+			settle(500);
+		}
+
+		@Override
+		public void onStartAsync(AsyncEvent event) {
+			event.getAsyncContext().addListener(this);
+		}
+
+		private void settle(int status) {
+			if (this.settled.compareAndSet(false, true)) {
+				FilterRules.settle(this.plan, this.acquisition, status, this.response::getHeader,
+						RateLimitFilter.this.acquirer);
+			}
+		}
+
 	}
 
 	/**

@@ -75,6 +75,40 @@ class RateLimitWebFilterTests {
 	private final Bucket api = bucket("api", LimitMode.ENFORCE, LimitSpec.of(2, "1m", Algorithm.TOKEN_BUCKET));
 
 	@Test
+	void aRuleWithSettleReservesItsCostAndSettlesWhatTheResponseSays() {
+		Bucket tokens = bucket("tokens", LimitMode.ENFORCE, LimitSpec.of(100, "1m", Algorithm.FIXED_WINDOW));
+		RateLimitWebFilter filter = filter(HeadersMode.DRAFT, MatchMode.FIRST,
+				rule(0, tokens).cost("#request.queryParams.getFirst('max')")
+					.settle("#status >= 500 ? 0 : #header('X-Tokens-Used')"));
+		// The backend: says what it used in a header, or fails.
+		WebHandler backend = (exchange) -> {
+			if (exchange.getRequest().getQueryParams().containsKey("fail")) {
+				return Mono.error(new IllegalStateException("backend down"));
+			}
+			String used = exchange.getRequest().getQueryParams().getFirst("used");
+			if (used != null) {
+				exchange.getResponse().getHeaders().set("X-Tokens-Used", used);
+			}
+			return exchange.getResponse()
+				.writeWith(Mono.just(exchange.getResponse().bufferFactory().wrap("ok".getBytes())));
+		};
+		WebTestClient client = WebTestClient.bindToWebHandler(backend).webFilter(filter).build();
+		client.get().uri("/a?max=50&used=20").exchange().expectStatus().isOk();
+		assertThat(this.store.peek("tokens", "", tokens.limits()).remaining()).as("20 used of 50 reserved")
+			.isEqualTo(80);
+		client.get().uri("/a?max=10&used=30").exchange().expectStatus().isOk();
+		assertThat(this.store.peek("tokens", "", tokens.limits()).remaining()).as("30 used of 10 reserved")
+			.isEqualTo(50);
+		client.get().uri("/a?max=10&fail").exchange().expectStatus().is5xxServerError();
+		assertThat(this.store.peek("tokens", "", tokens.limits()).remaining())
+			.as("a failed request gives its reservation back")
+			.isEqualTo(50);
+		client.get().uri("/a?max=10").exchange().expectStatus().isOk();
+		assertThat(this.store.peek("tokens", "", tokens.limits()).remaining()).as("no header: the reservation stands")
+			.isEqualTo(40);
+	}
+
+	@Test
 	void allowedResponseShouldCarryDraftHeaders() {
 		WebTestClient client = client(HeadersMode.DRAFT, MatchMode.FIRST, rule(0, this.api).paths(List.of("/api/**")));
 		client.get()

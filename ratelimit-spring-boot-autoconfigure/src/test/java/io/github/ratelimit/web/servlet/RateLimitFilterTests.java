@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 
+import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 
 import org.junit.jupiter.api.Test;
 
@@ -49,6 +51,45 @@ class RateLimitFilterTests {
 
 	/** Token bucket, 2 per minute: one permit comes back every 30 seconds. */
 	private final Bucket api = WebTestSupport.bucket("api", LimitSpec.of(2, "1m", Algorithm.TOKEN_BUCKET));
+
+	@Test
+	void aRuleWithSettleReservesItsCostAndSettlesWhatTheResponseSays() throws Exception {
+		Bucket tokens = WebTestSupport.bucket("tokens", LimitSpec.of(100, "1m", Algorithm.FIXED_WINDOW));
+		RateLimitFilter limiting = this.support.filter(MatchMode.FIRST,
+				this.support.rule(0, tokens)
+					.cost("#request.getParameter('max')")
+					.settle("#status >= 500 ? 0 : #header('X-Tokens-Used')"));
+		// The backend: says what it used in a header, or fails.
+		Filter backend = (request, response, chain) -> {
+			if (request.getParameter("fail") != null) {
+				((HttpServletResponse) response).sendError(500);
+				return;
+			}
+			if (request.getParameter("used") != null) {
+				((HttpServletResponse) response).setHeader("X-Tokens-Used", request.getParameter("used"));
+			}
+			chain.doFilter(request, response);
+		};
+		MockMvc mvc = this.support.mvc(limiting, backend);
+		mvc.perform(get("/a").param("max", "50").param("used", "20")).andExpect(status().isOk());
+		assertThat(remaining(tokens)).as("20 used of 50 reserved").isEqualTo(80);
+		mvc.perform(get("/a").param("max", "10").param("used", "30")).andExpect(status().isOk());
+		assertThat(remaining(tokens)).as("30 used of 10 reserved").isEqualTo(50);
+		mvc.perform(get("/a").param("max", "10").param("fail", "1")).andExpect(status().isInternalServerError());
+		assertThat(remaining(tokens)).as("a failed request gives its reservation back").isEqualTo(50);
+		mvc.perform(get("/a").param("max", "10")).andExpect(status().isOk());
+		assertThat(remaining(tokens)).as("no header: the reservation stands").isEqualTo(40);
+		// 100 used of 5 reserved: the 35 left are taken, 60 are owed; paid 36 seconds
+		// (at 100 a minute) after the window ends, in 60.
+		mvc.perform(get("/a").param("max", "5").param("used", "100")).andExpect(status().isOk());
+		mvc.perform(get("/a").param("max", "1").param("used", "1"))
+			.andExpect(status().isTooManyRequests())
+			.andExpect(header().string("Retry-After", "96"));
+	}
+
+	private long remaining(Bucket bucket) {
+		return this.support.store.peek(bucket.name(), "", bucket.limits()).remaining();
+	}
 
 	@Test
 	void allowedResponseShouldCarryDraftHeaders() throws Exception {

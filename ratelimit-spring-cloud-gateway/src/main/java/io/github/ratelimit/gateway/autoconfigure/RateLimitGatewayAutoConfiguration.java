@@ -20,8 +20,10 @@ import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.clientip.ClientIpResolver;
+import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.gateway.BucketRateLimiter;
 import io.github.ratelimit.gateway.ClientIpKeyResolver;
+import io.github.ratelimit.gateway.ResponseSettlementFilter;
 import io.github.ratelimit.web.RateLimitHeaders;
 
 /**
@@ -50,11 +52,22 @@ public final class RateLimitGatewayAutoConfiguration {
 	@ConditionalOnEnabledFilter(RequestRateLimiterGatewayFilterFactory.class)
 	BucketRateLimiter bucketRateLimiter(BucketRegistry registry, Acquirer rateLimitAcquirer,
 			ObjectProvider<RateLimitHeaders> headers, RateLimitProperties properties,
-			ConfigurationService configurationService) {
+			ConfigurationService configurationService, RateLimitExpressions rateLimitExpressions) {
 		// A web stack's auto-configuration may define the header writer; one per mode is
 		// all it holds.
 		return new BucketRateLimiter(registry, rateLimitAcquirer,
-				headers.getIfAvailable(() -> new RateLimitHeaders(properties.getHeaders())), configurationService);
+				headers.getIfAvailable(() -> new RateLimitHeaders(properties.getHeaders())), configurationService,
+				rateLimitExpressions);
+	}
+
+	/**
+	 * Settles routes with a {@code ratelimit.settle} argument from their responses.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnEnabledFilter(RequestRateLimiterGatewayFilterFactory.class)
+	ResponseSettlementFilter rateLimitResponseSettlementFilter(Acquirer rateLimitAcquirer) {
+		return new ResponseSettlementFilter(rateLimitAcquirer);
 	}
 
 	/**
