@@ -15,6 +15,8 @@ public final class RecordingObserver implements RateLimitObserver {
 
 	private final List<RuntimeException> errors = new ArrayList<>();
 
+	private final List<Long> settled = new ArrayList<>();
+
 	@Override
 	public synchronized void onDecision(RateLimitResult result) {
 		this.results.add(result);
@@ -23,6 +25,19 @@ public final class RecordingObserver implements RateLimitObserver {
 	@Override
 	public synchronized void onError(Bucket bucket, RuntimeException failure, long storeNanos) {
 		this.errors.add(failure);
+	}
+
+	@Override
+	public synchronized void onSettled(RateLimitResult reserved, long actual) {
+		this.settled.add(actual);
+	}
+
+	/**
+	 * Returns what every settlement so far said was used.
+	 * @return the amounts, oldest first
+	 */
+	public synchronized List<Long> settled() {
+		return List.copyOf(this.settled);
 	}
 
 	/**

@@ -11,8 +11,8 @@ import io.github.ratelimit.acquire.RateLimitResult;
 
 /**
  * Counts outcomes per bucket since startup, for the actuator endpoint: one count per
- * request, by its final outcome. Bounded by the number of buckets; keys are never
- * recorded.
+ * request, by its final outcome, and the permits of the reservations settled. Bounded by
+ * the number of buckets; keys are never recorded.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -28,6 +28,11 @@ public final class RateLimitStatistics implements RateLimitObserver {
 	@Override
 	public void onError(Bucket bucket, RuntimeException failure, long storeNanos) {
 		counts(bucket.name()).add(Outcome.ERROR);
+	}
+
+	@Override
+	public void onSettled(RateLimitResult reserved, long actual) {
+		counts(reserved.bucket().name()).settled(reserved.request().cost(), actual);
 	}
 
 	/**
@@ -59,8 +64,58 @@ public final class RateLimitStatistics implements RateLimitObserver {
 			}
 		}
 
+		private final LongAdder settlements = new LongAdder();
+
+		private final LongAdder reserved = new LongAdder();
+
+		private final LongAdder used = new LongAdder();
+
+		private final LongAdder excess = new LongAdder();
+
 		void add(Outcome outcome) {
 			this.byOutcome[outcome.ordinal()].increment();
+		}
+
+		void settled(long estimate, long actual) {
+			this.settlements.increment();
+			this.reserved.add(estimate);
+			this.used.add(actual);
+			if (actual > estimate) {
+				this.excess.add(actual - estimate);
+			}
+		}
+
+		/**
+		 * Returns how many reservations were settled.
+		 * @return the count since startup
+		 */
+		public long settlements() {
+			return this.settlements.sum();
+		}
+
+		/**
+		 * Returns the permits the settled reservations took up front.
+		 * @return the sum of their estimates since startup
+		 */
+		public long reserved() {
+			return this.reserved.sum();
+		}
+
+		/**
+		 * Returns the permits the settled reservations really used.
+		 * @return the sum since startup
+		 */
+		public long used() {
+			return this.used.sum();
+		}
+
+		/**
+		 * Returns the permits used beyond what was reserved: taken even past the limit,
+		 * into debt when the limit had less left.
+		 * @return the sum since startup
+		 */
+		public long excess() {
+			return this.excess.sum();
 		}
 
 		/**

@@ -291,7 +291,9 @@ public class RateLimitsEndpoint {
 		return new BucketDescriptor(bucket.name(), bucket.source().name().toLowerCase(Locale.ROOT),
 				bucket.mode().name().toLowerCase(Locale.ROOT), limits(bucket.limits(), perCall != null), perCall,
 				counts.count(Outcome.ALLOWED), counts.count(Outcome.WAITED), counts.count(Outcome.REJECTED),
-				counts.count(Outcome.SHADOW_REJECTED), counts.count(Outcome.ERROR));
+				counts.count(Outcome.SHADOW_REJECTED), counts.count(Outcome.ERROR),
+				(counts.settlements() == 0) ? null : new SettlementsDescriptor(counts.settlements(), counts.reserved(),
+						counts.used(), counts.excess()));
 	}
 
 	/**
@@ -359,9 +361,24 @@ public class RateLimitsEndpoint {
 	 * @param rejected rejected requests since startup (after any wait)
 	 * @param shadowRejected requests a shadow bucket would have rejected
 	 * @param errors requests the store could not decide
+	 * @param settled the reservations settled since startup, or {@code null} when none
+	 * was
 	 */
 	public record BucketDescriptor(String name, String source, String mode, List<LimitDescriptor> limits,
-			@Nullable String limitPerCall, long allowed, long waited, long rejected, long shadowRejected, long errors) {
+			@Nullable String limitPerCall, long allowed, long waited, long rejected, long shadowRejected, long errors,
+			@Nullable SettlementsDescriptor settled) {
+	}
+
+	/**
+	 * The reservations of a bucket settled since startup (on this instance).
+	 *
+	 * @param settlements how many were settled
+	 * @param reserved the permits they took up front (their estimates)
+	 * @param used the permits they really used
+	 * @param excess the permits used beyond what was reserved: taken even past the limit,
+	 * into debt when it had less left
+	 */
+	public record SettlementsDescriptor(long settlements, long reserved, long used, long excess) {
 	}
 
 	/**

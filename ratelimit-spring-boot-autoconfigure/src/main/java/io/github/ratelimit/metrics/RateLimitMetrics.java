@@ -44,6 +44,9 @@ public final class RateLimitMetrics implements RateLimitObserver, MeterBinder {
 
 	private final Map<String, Counter[]> counters = new ConcurrentHashMap<>();
 
+	/** Per bucket: permits reserved, used and used beyond the reservation. */
+	private final Map<String, Counter[]> settlements = new ConcurrentHashMap<>();
+
 	private volatile @Nullable MeterRegistry registry;
 
 	private volatile @Nullable Timer latency;
@@ -111,6 +114,42 @@ public final class RateLimitMetrics implements RateLimitObserver, MeterBinder {
 	public void onError(Bucket bucket, RuntimeException failure, long storeNanos) {
 		count(bucket.name(), Outcome.ERROR);
 		record(storeNanos);
+	}
+
+	/**
+	 * Counts a settled reservation's permits: {@code ratelimit.permits.reserved} (its
+	 * estimate), {@code ratelimit.permits.used} (what the call used) and
+	 * {@code ratelimit.permits.excess} (used beyond the estimate: taken even past the
+	 * limit, into debt when it had less left), each tagged with the bucket.
+	 */
+	@Override
+	public void onSettled(RateLimitResult reserved, long actual) {
+		MeterRegistry registry = this.registry;
+		if (registry == null) {
+			return;
+		}
+		String bucket = reserved.bucket().name();
+		Counter[] permits = this.settlements.computeIfAbsent(bucket,
+				(name) -> new Counter[] {
+						permits(registry, "ratelimit.permits.reserved", "Permits reserved by calls that settled", name),
+						permits(registry, "ratelimit.permits.used", "Permits that calls which settled really used",
+								name),
+						permits(registry, "ratelimit.permits.excess",
+								"Permits that calls used beyond their reservation, taken even past the limit", name) });
+		long estimate = reserved.request().cost();
+		permits[0].increment(estimate);
+		permits[1].increment(actual);
+		if (actual > estimate) {
+			permits[2].increment(actual - estimate);
+		}
+	}
+
+	private static Counter permits(MeterRegistry registry, String name, String description, String bucket) {
+		return Counter.builder(name)
+			.description(description)
+			.baseUnit("permits")
+			.tag("bucket", bucket)
+			.register(registry);
 	}
 
 	private void record(long nanos) {

@@ -12,6 +12,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
+import org.springframework.http.HttpStatusCode;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.RateLimitResult;
@@ -78,6 +79,22 @@ public final class ResponseSettlement {
 			return null;
 		}
 		return new ResponseSettlement(expressions.parse(text, where), where, expressions);
+	}
+
+	/**
+	 * Returns the status a reactive response ended with, for {@code #status}: a failure
+	 * before anything was sent is answered with 500, and a response that set none with
+	 * 200.
+	 * @param code the response's status code, or {@code null} when it set none
+	 * @param failed whether the exchange ended with an error
+	 * @param committed whether the response was sent (its status then stands)
+	 * @return the status
+	 */
+	public static int status(@Nullable HttpStatusCode code, boolean failed, boolean committed) {
+		if (failed && (code == null || !committed)) {
+			return 500;
+		}
+		return (code != null) ? code.value() : 200;
 	}
 
 	/**

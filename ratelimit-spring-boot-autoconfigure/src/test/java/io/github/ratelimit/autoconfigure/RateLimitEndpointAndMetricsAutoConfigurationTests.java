@@ -17,15 +17,18 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.ManualTimeSource;
 import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.RateLimiter;
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.ManualWaiter;
 import io.github.ratelimit.acquire.PermitRequest;
+import io.github.ratelimit.acquire.Reservation;
 import io.github.ratelimit.acquire.Waiter;
 import io.github.ratelimit.actuate.RateLimitStatistics;
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.BucketDescriptor;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.KeyDescriptor;
 import io.github.ratelimit.actuate.RateLimitsEndpoint.RateLimitsDescriptor;
+import io.github.ratelimit.actuate.RateLimitsEndpoint.SettlementsDescriptor;
 import io.github.ratelimit.actuate.UnknownFieldsAdvisor;
 import io.github.ratelimit.annotation.RateLimited;
 import io.github.ratelimit.bucket.BucketDefinition;
@@ -219,6 +222,38 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 				.allSatisfy((meter) -> assertThat(meter.getId().getTags().stream().map((tag) -> tag.getKey()).toList())
 					.containsExactlyInAnyOrderElementsOf(List.of("bucket", "outcome")));
 		});
+	}
+
+	@Test
+	void settledReservationsAreCountedByTheEndpointAndTheMetrics() {
+		this.exposed
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+			.withPropertyValues("ratelimit.buckets.tokens.limit=1000", "ratelimit.buckets.tokens.window=1m")
+			.run((context) -> {
+				RateLimiter tokens = context.getBean(RateLimiters.class).get("tokens");
+				tokens.reserve("key", 100).settle(30);
+				tokens.reserve("key", 100).settle(250);
+				Reservation cancelled = tokens.reserve("key", 100);
+				assertThat(cancelled.cancel()).isTrue();
+				assertThat(cancelled.settle(500)).as("a reservation settles once").isFalse();
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				assertThat(meters.get("ratelimit.permits.reserved").tags("bucket", "tokens").counter().count())
+					.isEqualTo(300);
+				assertThat(meters.get("ratelimit.permits.used").tags("bucket", "tokens").counter().count())
+					.isEqualTo(280);
+				assertThat(meters.get("ratelimit.permits.excess").tags("bucket", "tokens").counter().count())
+					.isEqualTo(150);
+				BucketDescriptor bucket = context.getBean(RateLimitsEndpoint.class)
+					.rateLimits()
+					.buckets()
+					.stream()
+					.filter((b) -> b.name().equals("tokens"))
+					.findFirst()
+					.orElseThrow();
+				assertThat(bucket.settled()).isEqualTo(new SettlementsDescriptor(3, 300, 280, 150));
+				assertThat(tokens.peek("key").remaining()).isEqualTo(1000 - 280);
+			});
 	}
 
 	@Test

@@ -11,7 +11,6 @@ import reactor.core.publisher.SignalType;
 import org.springframework.cloud.gateway.filter.GatewayFilterChain;
 import org.springframework.cloud.gateway.filter.GlobalFilter;
 import org.springframework.core.Ordered;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 
@@ -57,9 +56,8 @@ public class ResponseSettlementFilter implements GlobalFilter, Ordered {
 					return;
 				}
 				ServerHttpResponse response = exchange.getResponse();
-				HttpStatusCode code = response.getStatusCode();
-				int status = (signal == SignalType.ON_ERROR && (code == null || !response.isCommitted())) ? 500
-						: (code != null) ? code.value() : 200;
+				int status = ResponseSettlement.status(response.getStatusCode(), signal == SignalType.ON_ERROR,
+						response.isCommitted());
 				this.acquirer.waiter()
 					.executor()
 					.execute(() -> reservations.settle(status, response.getHeaders()::getFirst, this.acquirer));

@@ -10,7 +10,6 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
 
 import org.springframework.core.Ordered;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
@@ -29,6 +28,7 @@ import io.github.ratelimit.store.StoreUnavailableException;
 import io.github.ratelimit.web.FilterRule;
 import io.github.ratelimit.web.FilterRules;
 import io.github.ratelimit.web.MatchMode;
+import io.github.ratelimit.web.ResponseSettlement;
 
 /**
  * Limits requests of a reactive application by the {@code ratelimit.filter.rules}, as the
@@ -156,9 +156,8 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		// loop: a settlement is a store call.
 		return chain.filter(exchange).doFinally((signal) -> {
 			ServerHttpResponse response = exchange.getResponse();
-			HttpStatusCode code = response.getStatusCode();
-			int status = (signal == SignalType.ON_ERROR && (code == null || !response.isCommitted())) ? 500
-					: (code != null) ? code.value() : 200;
+			int status = ResponseSettlement.status(response.getStatusCode(), signal == SignalType.ON_ERROR,
+					response.isCommitted());
 			this.acquirer.waiter()
 				.executor()
 				.execute(() -> FilterRules.settle(plan, acquisition, status, response.getHeaders()::getFirst,
