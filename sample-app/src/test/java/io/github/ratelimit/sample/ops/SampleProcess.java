@@ -247,6 +247,19 @@ final class SampleProcess implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Kills the JVM at once, as {@code kill -9} does: nothing of it runs any more.
+	 */
+	void killHard() {
+		this.process.destroyForcibly();
+		try {
+			this.process.waitFor(20, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	@Override
 	public void close() {
 		this.process.destroy();

@@ -1,0 +1,35 @@
+package io.github.ratelimit.sample;
+
+import reactor.core.publisher.Flux;
+
+import org.springframework.http.MediaType;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.github.ratelimit.sample.FakeModel.Chunk;
+import io.github.ratelimit.sample.FakeModel.CompletionRequest;
+
+/**
+ * {@code POST /v1/completions}: streams a completion as NDJSON, one chunk per line, for
+ * the API key in {@code X-Api-Key}.
+ */
+@RestController
+class CompletionController {
+
+	private final CompletionService completions;
+
+	CompletionController(CompletionService completions) {
+		this.completions = completions;
+	}
+
+	@PostMapping(path = "/v1/completions", produces = MediaType.APPLICATION_NDJSON_VALUE)
+	Flux<Chunk> complete(@RequestHeader("X-Api-Key") String apiKey, @RequestBody CompletionRequest request) {
+		if (request.maxTokens() < 1) {
+			return Flux.error(new IllegalArgumentException("maxTokens must be at least 1"));
+		}
+		return this.completions.complete(apiKey, request);
+	}
+
+}
