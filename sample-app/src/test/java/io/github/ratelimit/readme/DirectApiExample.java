@@ -6,6 +6,7 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.RateLimiter;
 import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.acquire.Reservation;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
@@ -27,6 +28,17 @@ public class DirectApiExample {
 		limiter.tryAcquire(customerId, 5); // cost 5
 		// Waits up to 2s for a permit, or throws RateLimitExceededException.
 		limiter.acquire("", Duration.ofSeconds(2));
+
+		// A cost known only afterwards: reserve an estimate, settle what was used.
+		Reservation reservation = limiter.reserve(customerId, 10);
+		if (reservation.proceeds()) {
+			int used = callTheService();
+			reservation.settle(used); // less gives back, more goes into debt
+		}
+	}
+
+	private static int callTheService() {
+		return 7;
 	}
 
 }
