@@ -78,9 +78,10 @@ class MeteredTokensIT {
 	@Test
 	void tokensChargedEqualTokensUsedAcrossInstancesAndAKilledInstanceKeepsItsReservations() {
 		redis.server().flushAll();
-		// The first instance streams slowly (at least 60 chunks, one every 100 ms), so
-		// that its completions are still open when it is killed; the second quickly.
-		SampleProcess slow = start("slow", "100ms", 60);
+		// The first instance streams slowly (at least 150 chunks, one every 20 ms: 3 s
+		// or more), so that its completions are still open when it is killed; the second
+		// quickly.
+		SampleProcess slow = start("slow", "20ms", 150);
 		SampleProcess fast = start("fast", "2ms", 1);
 		this.instances.forEach((instance) -> instance.awaitAnswering(STARTUP));
 
