@@ -1,6 +1,8 @@
 package io.github.ratelimit;
 
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -65,6 +67,16 @@ public final class LimitSpec {
 
 	private final Duration penalty;
 
+	private final @Nullable CalendarUnit calendar;
+
+	private final ZoneId zone;
+
+	/**
+	 * The calendar window last asked for, {@code {start, end}} in µs: computing one takes
+	 * the time zone rules, and every decision of a window asks for the same.
+	 */
+	private volatile long @Nullable [] calendarWindow;
+
 	private final long penaltyMicros;
 
 	private final long windowMicros;
@@ -80,20 +92,23 @@ public final class LimitSpec {
 	 */
 	private final int hash;
 
-	private LimitSpec(long limit, Duration window, Algorithm algorithm, long burst, int segments, Duration penalty) {
+	private LimitSpec(long limit, Duration window, Algorithm algorithm, long burst, int segments, Duration penalty,
+			@Nullable CalendarUnit calendar, ZoneId zone) {
 		this.limit = limit;
 		this.window = window;
 		this.algorithm = algorithm;
 		this.burst = burst;
 		this.segments = segments;
 		this.penalty = penalty;
+		this.calendar = calendar;
+		this.zone = zone;
 		// Read by every decision: converted once.
 		this.penaltyMicros = penalty.toNanos() / 1000L;
 		this.windowMicros = window.toNanos() / 1000L;
 		this.emissionIntervalMicros = this.windowMicros / limit;
 		this.emissionIntervalRemainder = this.windowMicros % limit;
 		this.segmentMicros = this.windowMicros / segments;
-		this.hash = Objects.hash(limit, window, algorithm, burst, segments, penalty);
+		this.hash = Objects.hash(limit, window, algorithm, burst, segments, penalty, calendar, zone);
 	}
 
 	/**
@@ -138,7 +153,9 @@ public final class LimitSpec {
 			.algorithm(this.algorithm)
 			.burst(this.burst)
 			.segments(this.segments)
-			.penalty(this.penalty);
+			.penalty(this.penalty)
+			.calendar(this.calendar)
+			.zone(this.zone);
 	}
 
 	/**
@@ -250,6 +267,44 @@ public final class LimitSpec {
 		return this.segmentMicros;
 	}
 
+	/**
+	 * Returns the calendar unit the window follows, for a window that starts at local
+	 * midnight rather than a whole number of windows since the epoch.
+	 * @return the unit, or {@code null} for a window of a fixed length
+	 */
+	public @Nullable CalendarUnit calendar() {
+		return this.calendar;
+	}
+
+	/**
+	 * Returns the time zone of a {@link #calendar() calendar} window.
+	 * @return the zone; UTC unless set
+	 */
+	public ZoneId zone() {
+		return this.zone;
+	}
+
+	/**
+	 * Returns the calendar window that holds {@code nowMicros}.
+	 * @param nowMicros the time, µs since the epoch
+	 * @return {@code {start, end}} in µs since the epoch
+	 * @throws IllegalStateException when the spec has no calendar
+	 */
+	public long[] calendarWindow(long nowMicros) {
+		CalendarUnit unit = this.calendar;
+		if (unit == null) {
+			throw new IllegalStateException("Limit " + this + " has no calendar window");
+		}
+		long[] window = this.calendarWindow;
+		if (window != null && nowMicros >= window[0] && nowMicros < window[1]) {
+			return window;
+		}
+		long start = unit.startMicros(this.zone, nowMicros);
+		window = new long[] { start, unit.endMicros(this.zone, start) };
+		this.calendarWindow = window;
+		return window;
+	}
+
 	@Override
 	public boolean equals(@Nullable Object other) {
 		if (this == other) {
@@ -261,7 +316,7 @@ public final class LimitSpec {
 		LimitSpec that = (LimitSpec) other;
 		return this.limit == that.limit && this.burst == that.burst && this.segments == that.segments
 				&& this.window.equals(that.window) && this.algorithm == that.algorithm
-				&& this.penalty.equals(that.penalty);
+				&& this.penalty.equals(that.penalty) && this.calendar == that.calendar && this.zone.equals(that.zone);
 	}
 
 	@Override
@@ -271,11 +326,17 @@ public final class LimitSpec {
 
 	@Override
 	public String toString() {
-		StringBuilder text = new StringBuilder().append(this.limit)
-			.append('/')
-			.append(Durations.format(this.window))
-			.append(' ')
-			.append(this.algorithm.propertyValue());
+		StringBuilder text = new StringBuilder().append(this.limit).append('/');
+		if (this.calendar != null) {
+			text.append(this.calendar.propertyValue());
+			if (!this.zone.equals(ZoneOffset.UTC)) {
+				text.append(" (").append(this.zone.getId()).append(')');
+			}
+		}
+		else {
+			text.append(Durations.format(this.window));
+		}
+		text.append(' ').append(this.algorithm.propertyValue());
 		if (this.algorithm.usesBurst() && this.burst != this.limit) {
 			text.append(" burst=").append(this.burst);
 		}
@@ -304,6 +365,10 @@ public final class LimitSpec {
 		private int segments = DEFAULT_SEGMENTS;
 
 		private Duration penalty = Duration.ZERO;
+
+		private @Nullable CalendarUnit calendar;
+
+		private ZoneId zone = ZoneOffset.UTC;
 
 		private Builder() {
 		}
@@ -395,6 +460,62 @@ public final class LimitSpec {
 		}
 
 		/**
+		 * Makes the window a calendar one: a day, week, month, quarter or year from local
+		 * midnight in the {@link #zone(ZoneId) zone}, with {@link Algorithm#FIXED_WINDOW}
+		 * only; the window is then the unit's longest length, and need not be set.
+		 * @param calendar the unit, or {@code null} for a window of a fixed length
+		 * @return this builder
+		 */
+		public Builder calendar(@Nullable CalendarUnit calendar) {
+			this.calendar = calendar;
+			return this;
+		}
+
+		/**
+		 * Makes the window a calendar one; see {@link #calendar(CalendarUnit)}.
+		 * @param calendar {@code day}, {@code week}, {@code month}, {@code quarter} or
+		 * {@code year}
+		 * @return this builder
+		 * @throws InvalidLimitSpecException for any other value
+		 */
+		public Builder calendar(String calendar) {
+			try {
+				return calendar(CalendarUnit.parse(calendar));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidLimitSpecException("calendar", "must be day, week, month, quarter or year", calendar,
+						"use one of day, week, month, quarter, year");
+			}
+		}
+
+		/**
+		 * Sets the time zone of a calendar window; UTC otherwise.
+		 * @param zone the zone
+		 * @return this builder
+		 */
+		public Builder zone(ZoneId zone) {
+			this.zone = Objects.requireNonNull(zone, "'zone' must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the time zone of a calendar window, as an IANA id ({@code Europe/Berlin})
+		 * or an offset ({@code +02:00}).
+		 * @param zone the zone id
+		 * @return this builder
+		 * @throws InvalidLimitSpecException for an unknown zone
+		 */
+		public Builder zone(String zone) {
+			try {
+				return zone(ZoneId.of(zone.trim()));
+			}
+			catch (java.time.DateTimeException ex) {
+				throw new InvalidLimitSpecException("zone", "is not a time zone (" + ex.getMessage() + ")", zone,
+						"use an IANA id such as Europe/Berlin or America/New_York, or UTC");
+			}
+		}
+
+		/**
 		 * Validates the values and builds the spec.
 		 * @return the spec
 		 * @throws InvalidLimitSpecException naming the first invalid value
@@ -404,13 +525,25 @@ public final class LimitSpec {
 			if (limit == null) {
 				throw invalid("limit", "must be set", null);
 			}
-			Duration window = this.window;
+			CalendarUnit calendar = this.calendar;
+			Duration window = (calendar != null) ? Duration.ofSeconds(calendar.longestSeconds()) : this.window;
 			if (window == null) {
 				throw invalid("window", "must be set", null);
 			}
+			if (calendar != null && this.algorithm != Algorithm.FIXED_WINDOW) {
+				throw new InvalidLimitSpecException("calendar",
+						"counts by the calendar with fixed-window only, but the algorithm is "
+								+ this.algorithm.propertyValue(),
+						calendar.propertyValue(), "set the algorithm to fixed-window, or use a window instead");
+			}
+			if (calendar == null && !this.zone.equals(ZoneOffset.UTC)) {
+				throw new InvalidLimitSpecException("zone", "only applies to a calendar window", this.zone.getId(),
+						"set calendar (day, week, month, quarter or year), or remove the zone");
+			}
 			long burst = (this.burst != null) ? this.burst : limit;
 			check(limit, window, burst);
-			return new LimitSpec(limit, window, this.algorithm, burst, this.segments, this.penalty);
+			return new LimitSpec(limit, window, this.algorithm, burst, this.segments, this.penalty, calendar,
+					this.zone);
 		}
 
 		/**

@@ -1,39 +1,88 @@
 package io.github.ratelimit.algorithm;
 
+import java.time.ZoneId;
+
+import org.jspecify.annotations.Nullable;
+
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.CalendarUnit;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 
 /**
- * {@link Algorithm#FIXED_WINDOW}: a counter for the window {@code floor(t / W)}. A count
- * of an earlier window reads as 0, so nothing needs tidying.
+ * {@link Algorithm#FIXED_WINDOW}: a counter for the window {@code floor(t / W)}, or, for
+ * a {@link LimitSpec#calendar() calendar} window, for the window that starts at
+ * {@code window} µs (local midnight of its first day). A count of an earlier window reads
+ * as 0, so nothing needs tidying.
  */
 final class FixedWindowState extends LimitState {
 
 	/** The window of the spec this state is for, part of its shape. */
 	private final long windowMicros;
 
+	/** The calendar unit of the spec, part of its shape; {@code null} for none. */
+	private final @Nullable CalendarUnit calendar;
+
+	/** The zone of a calendar window, part of its shape. */
+	private final @Nullable ZoneId zone;
+
+	/** The window's index, or a calendar window's start (µs). */
 	private final long window;
+
+	/** When the window ends, µs; {@link Long#MIN_VALUE} for a fresh state. */
+	private final long end;
 
 	private final long count;
 
-	FixedWindowState(long windowMicros, long window, long count) {
+	private FixedWindowState(long windowMicros, @Nullable CalendarUnit calendar, @Nullable ZoneId zone, long window,
+			long end, long count) {
 		this.windowMicros = windowMicros;
+		this.calendar = calendar;
+		this.zone = zone;
 		this.window = window;
+		this.end = end;
 		this.count = count;
+	}
+
+	/** The fresh state of {@code spec}. */
+	static FixedWindowState of(LimitSpec spec) {
+		CalendarUnit calendar = spec.calendar();
+		return new FixedWindowState(spec.windowMicros(), calendar, (calendar != null) ? spec.zone() : null,
+				Long.MIN_VALUE, Long.MIN_VALUE, 0);
+	}
+
+	/**
+	 * This state's shape, counting {@code count} in the window that holds {@code now}.
+	 */
+	private FixedWindowState counting(LimitSpec spec, long now, long count) {
+		return new FixedWindowState(this.windowMicros, this.calendar, this.zone, index(spec, now), end(spec, now),
+				count);
+	}
+
+	/** The window that holds {@code now}: its index, or a calendar window's start. */
+	private static long index(LimitSpec spec, long now) {
+		return (spec.calendar() != null) ? spec.calendarWindow(now)[0] : Math.floorDiv(now, spec.windowMicros());
+	}
+
+	/** When the window that holds {@code now} ends. */
+	private static long end(LimitSpec spec, long now) {
+		return (spec.calendar() != null) ? spec.calendarWindow(now)[1]
+				: (Math.floorDiv(now, spec.windowMicros()) + 1) * spec.windowMicros();
+	}
+
+	private long used(LimitSpec spec, long now) {
+		return (index(spec, now) == this.window) ? this.count : 0;
 	}
 
 	@Override
 	Transition decide(LimitSpec spec, long now, long cost, long maxDelayMicros) {
-		long w = spec.windowMicros();
-		long index = Math.floorDiv(now, w);
-		long used = (index == this.window) ? this.count : 0;
-		long untilNextWindow = (index + 1) * w - now;
+		long used = used(spec, now);
+		long untilNextWindow = end(spec, now) - now;
 		// cost <= limit - used, as used + cost may overflow; used may exceed a lowered
 		// limit.
 		if (cost <= spec.limit() - used) {
 			Decision allowed = Decision.allowed(spec, spec.limit() - used - cost, untilNextWindow, 0);
-			return new Transition(allowed, new FixedWindowState(w, index, used + cost), this);
+			return new Transition(allowed, counting(spec, now, used + cost), this);
 		}
 		long retryAfter = (cost > spec.limit()) ? Decision.NEVER : untilNextWindow;
 		return Transition
@@ -42,41 +91,39 @@ final class FixedWindowState extends LimitState {
 
 	@Override
 	public LimitState charge(LimitSpec spec, long now, long cost) {
-		long w = spec.windowMicros();
-		long index = Math.floorDiv(now, w);
-		long used = (index == this.window) ? this.count : 0;
+		long used = used(spec, now);
 		long after = charged(used, cost, spec.limit());
-		return (after == used) ? this : new FixedWindowState(w, index, after);
+		return (after == used) ? this : counting(spec, now, after);
 	}
 
 	@Override
 	public LimitState refund(LimitSpec spec, long now, long cost) {
-		if (Math.floorDiv(now, spec.windowMicros()) != this.window) {
+		if (index(spec, now) != this.window) {
 			return this;
 		}
-		return new FixedWindowState(this.windowMicros, this.window, Math.max(0, this.count - cost));
+		return new FixedWindowState(this.windowMicros, this.calendar, this.zone, this.window, this.end,
+				Math.max(0, this.count - cost));
 	}
 
 	@Override
 	long available(LimitSpec spec, long now) {
-		long used = (Math.floorDiv(now, spec.windowMicros()) == this.window) ? this.count : 0;
-		return spec.limit() - used;
+		return spec.limit() - used(spec, now);
 	}
 
 	@Override
 	long resetAfterMicros(LimitSpec spec, long now) {
-		long index = Math.floorDiv(now, spec.windowMicros());
-		return (index == this.window && this.count > 0) ? (index + 1) * spec.windowMicros() - now : 0;
+		return (used(spec, now) > 0) ? end(spec, now) - now : 0;
 	}
 
 	@Override
 	public long expiresAtMicros() {
-		return (this.window == Long.MIN_VALUE) ? Long.MIN_VALUE : (this.window + 1) * this.windowMicros;
+		return this.end;
 	}
 
 	@Override
 	public boolean fits(LimitSpec spec) {
-		return spec.algorithm() == Algorithm.FIXED_WINDOW && spec.windowMicros() == this.windowMicros;
+		return spec.algorithm() == Algorithm.FIXED_WINDOW && spec.windowMicros() == this.windowMicros
+				&& spec.calendar() == this.calendar && (this.calendar == null || spec.zone().equals(this.zone));
 	}
 
 }

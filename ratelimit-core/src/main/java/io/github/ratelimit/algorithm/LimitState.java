@@ -37,7 +37,7 @@ public abstract sealed class LimitState permits BucketState, FixedWindowState, S
 	public static LimitState fresh(LimitSpec spec) {
 		switch (spec.algorithm()) {
 			case FIXED_WINDOW:
-				return new FixedWindowState(spec.windowMicros(), Long.MIN_VALUE, 0);
+				return FixedWindowState.of(spec);
 			case SLIDING_LOG:
 				return SlidingLogState.fresh(spec.windowMicros());
 			case SLIDING_WINDOW:
@@ -214,15 +214,16 @@ public abstract sealed class LimitState permits BucketState, FixedWindowState, S
 	/**
 	 * Returns whether two specs keep their state the same way: the same algorithm and,
 	 * except for the bucket algorithms (whose one number means the same under any
-	 * window), the same window and segments. The Redis store names its keys after the
-	 * same shape.
+	 * window), the same window and segments, and the same calendar unit and zone. The
+	 * Redis store names its keys after the same shape.
 	 * @param a one spec
 	 * @param b another spec
 	 * @return whether a state of {@code a} is a state of {@code b}
 	 */
 	public static boolean sameShape(LimitSpec a, LimitSpec b) {
 		return a.algorithm() == b.algorithm() && shapeWindow(a) == shapeWindow(b)
-				&& shapeSegments(a) == shapeSegments(b);
+				&& shapeSegments(a) == shapeSegments(b) && a.calendar() == b.calendar()
+				&& (a.calendar() == null || a.zone().equals(b.zone()));
 	}
 
 	/**

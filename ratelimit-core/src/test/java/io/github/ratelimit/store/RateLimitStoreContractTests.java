@@ -1,6 +1,7 @@
 package io.github.ratelimit.store;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -1456,6 +1458,88 @@ public abstract class RateLimitStoreContractTests {
 		assertThat(peek(spec).retryAfterMicros()).isEqualTo(hundredYears);
 		this.store.owe(this.bucket, "k", List.of(spec), 1);
 		assertThat(peek(spec).retryAfterMicros()).isEqualTo(hundredYears);
+	}
+
+	/**
+	 * A calendar day from local midnight: 23 hours on the spring change, 25 on the autumn
+	 * one (2027, after the suite's start; the unit test of {@code CalendarUnit} has
+	 * 2026's). The store's clock moves forward only.
+	 */
+	@ParameterizedTest
+	@CsvSource({ "Europe/Berlin, 2027-03-27T23:00:00Z, 23", "Europe/Berlin, 2027-10-30T22:00:00Z, 25",
+			"America/New_York, 2027-03-14T05:00:00Z, 23", "America/New_York, 2027-11-07T04:00:00Z, 25",
+			"Europe/Berlin, 2027-06-14T22:00:00Z, 24" })
+	void aCalendarDayRunsFromLocalMidnightToTheNextAcrossDaylightSavingChanges(String zone, String midnight,
+			long hours) {
+		LimitSpec day = calendar("day", zone);
+		this.time.restart(micros(midnight));
+		exhaust(day);
+		Decision rejected = decide(day);
+		assertThat(rejected.allowed()).isFalse();
+		assertThat(rejected.retryAfterMicros()).as("the day's length").isEqualTo(hours * 3600 * SECOND);
+		assertThat(rejected.resetAfterMicros()).isEqualTo(hours * 3600 * SECOND);
+		this.time.advanceMicros(hours * 3600 * SECOND / 2);
+		assertHonest(day, decide(day), 1);
+		assertThat(peek(day).remaining()).as("the next day's first permit taken").isEqualTo(L - 1);
+	}
+
+	@ParameterizedTest
+	@CsvSource({ "2027-02-01T00:00:00Z, 28", "2028-02-01T00:00:00Z, 29", "2027-04-01T00:00:00Z, 30",
+			"2028-01-01T00:00:00Z, 31" })
+	void aCalendarMonthLastsItsRealNumberOfDays(String first, long days) {
+		LimitSpec month = calendar("month", "UTC");
+		this.time.restart(micros(first) + 3600 * SECOND);
+		exhaust(month);
+		assertThat(decide(month).retryAfterMicros()).isEqualTo(days * 86_400 * SECOND - 3600 * SECOND);
+		this.time.restart(micros(first) + days * 86_400 * SECOND - 1);
+		assertThat(decide(month).allowed()).as("the month's last µs").isFalse();
+		this.time.advanceMicros(1);
+		assertThat(decide(month).allowed()).as("the next month's first µs").isTrue();
+	}
+
+	@Test
+	void anIsoWeekRunsFromMondayAcrossTheYearsEnd() {
+		LimitSpec week = calendar("week", "UTC");
+		// Monday 27 December 2027 starts the week that ends the year.
+		this.time.restart(micros("2027-12-29T12:00:00Z"));
+		exhaust(week);
+		this.time.restart(micros("2028-01-02T23:00:00Z"));
+		Decision sunday = decide(week);
+		assertThat(sunday.allowed()).as("Sunday 2 January, the same week").isFalse();
+		assertThat(sunday.retryAfterMicros()).isEqualTo(3600 * SECOND);
+		assertHonest(week, sunday, 1);
+	}
+
+	@Test
+	void aQuarterAndAYearEndWithTheirLastDay() {
+		LimitSpec quarter = calendar("quarter", "Europe/Berlin");
+		LimitSpec year = calendar("year", "America/New_York");
+		this.time.restart(micros("2027-11-15T12:00:00Z"));
+		exhaust("q", quarter);
+		exhaust("y", year);
+		// Berlin's quarter ends at its midnight (UTC+1), New York's year at its (UTC-5).
+		assertThat(decide("q", quarter, 1).retryAfterMicros())
+			.isEqualTo(micros("2027-12-31T23:00:00Z") - micros("2027-11-15T12:00:00Z"));
+		assertThat(decide("y", year, 1).retryAfterMicros())
+			.isEqualTo(micros("2028-01-01T05:00:00Z") - micros("2027-11-15T12:00:00Z"));
+	}
+
+	@Test
+	void calendarWindowsInTwoZonesAreStatesOfTheirOwn() {
+		LimitSpec berlin = calendar("day", "Europe/Berlin");
+		LimitSpec utc = calendar("day", "UTC");
+		this.time.restart(micros("2027-06-15T12:00:00Z"));
+		exhaust(berlin);
+		assertThat(decide(utc).allowed()).as("another zone, another count").isTrue();
+		assertThat(decide(LimitSpec.of(L, "1d", Algorithm.FIXED_WINDOW)).allowed()).as("a 24-hour window").isTrue();
+	}
+
+	private static LimitSpec calendar(String unit, String zone) {
+		return LimitSpec.builder().limit(L).calendar(unit).zone(zone).algorithm(Algorithm.FIXED_WINDOW).build();
+	}
+
+	private static long micros(String instant) {
+		return Instant.parse(instant).toEpochMilli() * 1000L;
 	}
 
 	/**
