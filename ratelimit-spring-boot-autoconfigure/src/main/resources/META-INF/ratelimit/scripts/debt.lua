@@ -2,8 +2,8 @@
 -- rejected until the limit is full again and the permits owed have come back at its rate (window / limit
 -- each). The debt is a time, so that it is paid while nobody asks, in every algorithm alike.
 -- KEYS      debt_key: string, the time the debt is paid in µs; expires then (plus ttl_slack ms).
--- Defines   debt(algorithm, op, code, key, debt_key, a, b, c, paid_at, permits, now, max_delay, ttl_slack,
---           skewed, backlogs, fractions, limits): for the limit of code and parameters a, b, c
+-- Defines   debt(algorithm, op, code, key, debt_key, a, b, c, d, paid_at, permits, now, max_delay,
+--           ttl_slack, skewed, backlogs, fractions, limits): for the limit of code and parameters a, b, c, d
 --           (rate_limit.lua's ARGV) whose state is at key, in debt until paid_at (µs; nil when not in
 --           debt); algorithm is the algorithms' function (algorithm.lua). Op o takes permits even past the
 --           limit: while in debt they lengthen it; otherwise what the limit has left is taken (its state
@@ -18,11 +18,11 @@
 -- Two of the longest windows (100 years): a debt is paid once the limit is full again, and no time
 -- passes 2^53.
 local max_debt = 3153600000000000
-local function debt(algorithm, op, code, key, debt_key, a, b, c, paid_at, permits, now, max_delay, ttl_slack,
-    skewed, backlogs, fractions, limits)
+local function debt(algorithm, op, code, key, debt_key, a, b, c, d, paid_at, permits, now, max_delay,
+    ttl_slack, skewed, backlogs, fractions, limits)
   local floor, min, max = math.floor, math.min, math.max
   if op == 'd' or op == 'p' then
-    local allowed, _, retry, _, reset_now = algorithm(code, key, a, b, c, 'p', permits, now, 1, max_delay,
+    local allowed, _, retry, _, reset_now = algorithm(code, key, a, b, c, d, 'p', permits, now, 1, max_delay,
       ttl_slack, skewed, backlogs, fractions, limits)
     local owed = paid_at - now
     if allowed == 0 and retry >= 0 and retry > owed then
@@ -33,6 +33,9 @@ local function debt(algorithm, op, code, key, debt_key, a, b, c, paid_at, permit
   local limit, window = a, b
   if code == 'swc' then
     window = b * c
+  elseif code == 'fc' then
+    -- A calendar window's permits come back over its real length.
+    window = (now >= c) and (d - c) or (c - b)
   elseif code ~= 'fw' and code ~= 'sw' and code ~= 'sl' then
     limit, window = b, c
   end
@@ -63,13 +66,13 @@ local function debt(algorithm, op, code, key, debt_key, a, b, c, paid_at, permit
   elseif paid_at then
     paid_at = now + min(max_debt, paid_at - now + micros(true))
   else
-    local _, available, _, _, reset_now = algorithm(code, key, a, b, c, 'p', 1, now, 1, nil, ttl_slack,
+    local _, available, _, _, reset_now = algorithm(code, key, a, b, c, d, 'p', 1, now, 1, nil, ttl_slack,
       skewed, backlogs, fractions, limits)
     local taken = min(permits, max(0, available))
     wait = reset_now
     if taken > 0 then
-      local allowed, _, _, _, _, reset_after, save, s1, s2, s3, s4 = algorithm(code, key, a, b, c, 'd', taken,
-        now, 1, nil, ttl_slack, skewed, backlogs, fractions, limits)
+      local allowed, _, _, _, _, reset_after, save, s1, s2, s3, s4 = algorithm(code, key, a, b, c, d, 'd',
+        taken, now, 1, nil, ttl_slack, skewed, backlogs, fractions, limits)
       if allowed == 1 then
         wait = reset_after
         if save then

@@ -1,11 +1,16 @@
--- fixed_window.lua: a counter for the window floor(t / W).
--- KEYS      key: hash {w = window index, c = count}; expires at the end of the window (a window later
---           with the callers' clocks, skewed: a caller whose clock is behind still counts into it).
--- Defines   fixed_window(key, limit, window, op, cost, now, at_once, ttl_slack, skewed): decides (op d),
---           peeks (p), charges (c: counts the whole cost, up to a debt of one limit) or refunds (r) a
---           request of cost at now (µs), window in µs; at_once is how many identical requests it may take
---           at once (what is left of a batch's run on one limit; else 1). ttl_slack (ms) and skewed (1
---           when now is the callers' clock, else 0) lengthen the key's life.
+-- fixed_window.lua: a counter for the window floor(t / W), or for a calendar window (a day, week, month,
+-- quarter or year from local midnight in a time zone) whose bounds the caller works out: Redis has no time
+-- zone rules, but its clock still decides which side of a boundary a request falls on.
+-- KEYS      key: hash {w = window index (a calendar window: its start, µs), c = count}; expires at the end
+--           of the window (a window later with the callers' clocks, skewed: a caller whose clock is behind
+--           still counts into it).
+-- Defines   fixed_window(key, limit, window, op, cost, now, at_once, ttl_slack, skewed, b0, b1, b2): decides
+--           (op d), peeks (p), charges (c: counts the whole cost, up to a debt of one limit) or refunds (r) a
+--           request of cost at now (µs), window in µs; for a calendar window, window is nil and b0, b1, b2
+--           are three boundaries around the caller's clock (µs): the window [b0, b1) or, from b1 on,
+--           [b1, b2). at_once is how many identical requests it may take at once (what is left of a batch's
+--           run on one limit; else 1). ttl_slack (ms) and skewed (1 when now is the callers' clock, else
+--           0) lengthen the key's life.
 -- Returns   d, p, c: allowed (0|1), available (permits now), retry (µs, -1 = never), delay (µs),
 --           reset_now (µs until full now), reset_after (µs until full once taken); when allowed, the
 --           next state as a function that stores it and its arguments after the key (save, index, the
@@ -14,18 +19,30 @@
 --           r: nothing; it writes the refund itself.
 -- Mirrors   io.github.ratelimit.algorithm.FixedWindowState.java
 
-local function fixed_window(key, limit, window, op, cost, now, at_once, ttl_slack, skewed)
+local function fixed_window(key, limit, window, op, cost, now, at_once, ttl_slack, skewed, b0, b1, b2)
   local floor, max, min = math.floor, math.max, math.min
-  local index = floor(now / window)
+  local index, finish
+  if b0 then
+    index, finish = b0, b1
+    if now >= b1 then
+      index, finish = b1, b2
+    end
+  else
+    index = floor(now / window)
+  end
   local state = redis.call('HMGET', key, 'w', 'c')
   local stored = tonumber(state[1])
   -- Never back to an older window: a caller whose clock is behind the one that opened the stored window
   -- counts into it (two callers that disagree on the window would otherwise reset each other's count).
   if stored and stored > index then
     index = stored
+    finish = b0 and b2
   end
   local used = (stored == index) and tonumber(state[2]) or 0
-  local until_next = (index + 1) * window - now
+  if finish then
+    window = finish - index
+  end
+  local until_next = finish and (finish - now) or ((index + 1) * window - now)
   if op == 'r' then
     if used > 0 and used <= cost then
       redis.call('DEL', key)

@@ -14,8 +14,9 @@
 --           h = heartbeat of an instance (heartbeat.lua: its own KEYS and ARGV)
 -- ARGV[2]   cost: permits taken (d, o), given back (r); 1 for p; up to 2^63 - 1. For b: the number of
 --           decisions n. For c and u: unused (the costs follow).
--- ARGV[3..] the limits in KEYS order, each a code and its parameters: fw, sl, sw: limit, window µs;
---           swc: limit, sub-windows, sub-window µs; tb, gcra, lb: burst, limit, window µs; a limit with a
+-- ARGV[3..] the limits in KEYS order, each a code and its parameters: fw, sl, sw: limit, window µs; fc
+--           (a calendar fixed window): limit, then three boundaries around the caller's clock, µs; swc:
+--           limit, sub-windows, sub-window µs; tb, gcra, lb: burst, limit, window µs; a limit with a
 --           penalty is preceded by "!" and the penalty in µs. Then three optional arguments (absent or ""
 --           when unset): the longest leaky bucket delay accepted, µs; now in µs since the epoch (unset:
 --           Redis TIME; set by tests and time-source=local); ms added to every TTL (tests only). For b all
@@ -47,8 +48,8 @@ while true do
   local code = ARGV[arg]
   if code == '!' then
     penalties, arg = penalties + 1, arg + 2
-  elseif code == 'tb' or code == 'gcra' or code == 'lb' or code == 'swc' then
-    count, arg = count + 1, arg + 4
+  elseif code == 'tb' or code == 'gcra' or code == 'lb' or code == 'swc' or code == 'fc' then
+    count, arg = count + 1, arg + ((code == 'fc') and 5 or 4)
   elseif code == 'fw' or code == 'sw' or code == 'sl' then
     count, arg = count + 1, arg + 3
   elseif 2 * count + penalties < #KEYS then
@@ -117,8 +118,8 @@ while requests > 0 do
       local paid_at = (op ~= 'c') and tonumber(redis.call('GET', KEYS[count + i])) or nil
       paid_at = (paid_at and paid_at > now) and paid_at or nil
       local code, a, b = ARGV[arg], tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
-      local c = tonumber(ARGV[arg + 3])
-      arg = arg + ((code == 'fw' or code == 'sw' or code == 'sl') and 3 or 4)
+      local c, d = tonumber(ARGV[arg + 3]), tonumber(ARGV[arg + 4])
+      arg = arg + ((code == 'fw' or code == 'sw' or code == 'sl') and 3 or (code == 'fc') and 5 or 4)
       if charging then
         cost = (op == 'c') and tonumber(ARGV[charges + i]) or 1
       end
@@ -126,12 +127,12 @@ while requests > 0 do
         run_base_fraction, run_step, run_step_fraction
       if not paid_at and op ~= 'o' then
         allowed, available, retry, delay, reset_now, reset_after, save, s1, s2, s3, s4, run, run_base,
-          run_base_fraction, run_step, run_step_fraction = algorithm(code, KEYS[i], a, b, c, operation, cost,
-          now, at_once, max_delay, ttl_slack, skewed, backlogs, fractions, limits)
+          run_base_fraction, run_step, run_step_fraction = algorithm(code, KEYS[i], a, b, c, d, operation,
+          cost, now, at_once, max_delay, ttl_slack, skewed, backlogs, fractions, limits)
       else
         --+ debt.lua
         allowed, available, retry, reset_now = debt(algorithm, op, code, KEYS[i], KEYS[count + i], a, b, c,
-          paid_at, cost, now, max_delay, ttl_slack, skewed, backlogs, fractions, limits)
+          d, paid_at, cost, now, max_delay, ttl_slack, skewed, backlogs, fractions, limits)
       end
       if penalty and (op == 'd' or op == 'p') and (blocked_until or not paid_at) then
         --+ penalty.lua

@@ -48,7 +48,7 @@ final class DebtState extends LimitState {
 	 * @return the state in debt
 	 */
 	static LimitState start(LimitSpec spec, long now, LimitState state, long owed) {
-		return new DebtState(state, paidAt(now, state.resetAfterMicros(spec, now), micros(spec, owed, true)));
+		return new DebtState(state, paidAt(now, state.resetAfterMicros(spec, now), micros(spec, now, owed, true)));
 	}
 
 	/**
@@ -56,11 +56,19 @@ final class DebtState extends LimitState {
 	 * key owes) or down (what a refund pays); at most {@link #MAX_DEBT_MICROS}. The cap
 	 * is found in doubles, as the Redis script finds it, so that both cap alike.
 	 */
-	private static long micros(LimitSpec spec, long asked, boolean up) {
-		// The window the limit's permits come back in (a sliding window counter's
-		// segments may cover a few µs less than its window).
-		long window = (spec.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER) ? spec.segments() * spec.segmentMicros()
-				: spec.windowMicros();
+	private static long micros(LimitSpec spec, long now, long asked, boolean up) {
+		// The window the limit's permits come back in: a sliding window counter's
+		// segments may cover a few µs less than its window, and a calendar window lasts
+		// what the calendar says.
+		long window;
+		if (spec.calendar() != null) {
+			long[] calendar = spec.calendarWindow(now);
+			window = calendar[1] - calendar[0];
+		}
+		else {
+			window = (spec.algorithm() == Algorithm.SLIDING_WINDOW_COUNTER) ? spec.segments() * spec.segmentMicros()
+					: spec.windowMicros();
+		}
 		long limit = spec.limit();
 		long permits = Math.min(asked, LimitSpec.MAX_LIMIT);
 		if ((double) permits * window / limit >= MAX_DEBT_MICROS) {
@@ -95,7 +103,7 @@ final class DebtState extends LimitState {
 		if (!inDebt(now)) {
 			return this.inner.owe(spec, now, permits);
 		}
-		return new DebtState(this.inner, paidAt(now, this.paidAt - now, micros(spec, permits, true)));
+		return new DebtState(this.inner, paidAt(now, this.paidAt - now, micros(spec, now, permits, true)));
 	}
 
 	/**
@@ -108,7 +116,7 @@ final class DebtState extends LimitState {
 		if (!inDebt(now)) {
 			return this.inner.refund(spec, now, cost);
 		}
-		long credit = micros(spec, cost, false);
+		long credit = micros(spec, now, cost, false);
 		long owed = this.paidAt - now;
 		return (credit >= owed) ? this.inner : new DebtState(this.inner, this.paidAt - credit);
 	}

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentMap;
 import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.Decision;
+import io.github.ratelimit.CalendarUnit;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.TimeSource;
 import io.github.ratelimit.store.Heartbeat;
@@ -261,9 +262,15 @@ final class RedisDecisionProtocol {
 		args[0] = op;
 		args[1] = cost;
 		int at = FIXED_ARGS;
-		for (String[] limit : limitArgs) {
+		for (int i = 0; i < limitArgs.length; i++) {
+			String[] limit = limitArgs[i];
 			System.arraycopy(limit, 0, args, at, limit.length);
 			at += limit.length;
+			LimitSpec spec = limits.get(i);
+			CalendarUnit calendar = spec.calendar();
+			if (calendar != null) {
+				calendarBounds(spec, calendar, args, at - 3);
+			}
 		}
 		return args;
 	}
@@ -284,8 +291,25 @@ final class RedisDecisionProtocol {
 		return penalized;
 	}
 
+	/**
+	 * A calendar window's three boundaries around the caller's clock, which Redis has no
+	 * time zone rules for: the window that holds the caller's now and the next one, of
+	 * which Redis's clock picks. Worked out per call, as the windows move on.
+	 */
+	private void calendarBounds(LimitSpec spec, CalendarUnit calendar, String[] args, int at) {
+		long now = (this.timeSource != null) ? this.timeSource.nowMicros() : System.currentTimeMillis() * 1000L;
+		long[] window = spec.calendarWindow(now);
+		args[at] = Long.toString(window[0]);
+		args[at + 1] = Long.toString(window[1]);
+		args[at + 2] = Long.toString(calendar.endMicros(spec.zone(), window[1]));
+	}
+
 	private static String[] algorithmArgs(LimitSpec spec) {
 		String code = spec.algorithm().code();
+		if (spec.calendar() != null) {
+			// The boundaries are filled in per call.
+			return new String[] { "fc", Long.toString(spec.limit()), "", "", "" };
+		}
 		switch (spec.algorithm()) {
 			case TOKEN_BUCKET:
 			case GCRA:

@@ -84,7 +84,10 @@ public final class RedisKeys {
 			String name = base + spec.algorithm().code() + i;
 			long window = LimitState.shapeWindow(spec);
 			int segments = LimitState.shapeSegments(spec);
-			if (segments > 0) {
+			if (spec.calendar() != null) {
+				name = name + ":" + spec.calendar().propertyValue() + "@" + encode(spec.zone().getId());
+			}
+			else if (segments > 0) {
 				name = name + ":" + window + "/" + segments;
 			}
 			else if (window > 0) {

@@ -19,6 +19,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.CalendarUnit;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.ManualTimeSource;
@@ -64,6 +65,12 @@ class RedisDifferentialTests {
 			Duration.ofSeconds(30) };
 
 	private static final String[] KEYS = { "a", "b", "c" };
+
+	/** Calendar units a fixed window may follow. */
+	private static final CalendarUnit[] CALENDARS = { CalendarUnit.DAY, CalendarUnit.WEEK, CalendarUnit.MONTH };
+
+	/** Zones of calendar windows: whole and half hours from UTC, with and without DST. */
+	private static final String[] ZONES = { "UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata" };
 
 	@RegisterExtension
 	static final RedisServerExtension redis = RedisServerExtension.standalone();
@@ -229,6 +236,11 @@ class RedisDifferentialTests {
 	}
 
 	static void advance(ManualTimeSource time, Random random, LimitSpec spec) {
+		if (spec.calendar() != null && random.nextInt(4) == 0) {
+			// Onto a calendar boundary, or the µs before it.
+			time.setMicros(spec.calendarWindow(time.nowMicros())[1] - random.nextInt(2));
+			return;
+		}
 		long window = spec.windowMicros();
 		switch (random.nextInt(10)) {
 			case 0, 1, 2 -> {
@@ -250,13 +262,17 @@ class RedisDifferentialTests {
 
 	static LimitSpec randomSpec(Random random) {
 		Algorithm algorithm = Algorithm.values()[random.nextInt(Algorithm.values().length)];
-		return LimitSpec.builder()
+		LimitSpec.Builder builder = LimitSpec.builder()
 			.algorithm(algorithm)
 			.limit(LIMITS[random.nextInt(LIMITS.length)])
 			.window(WINDOWS[random.nextInt(WINDOWS.length)])
 			.burst(BURSTS[random.nextInt(BURSTS.length)])
-			.segments(SEGMENTS[random.nextInt(SEGMENTS.length)])
-			.build();
+			.segments(SEGMENTS[random.nextInt(SEGMENTS.length)]);
+		if (algorithm == Algorithm.FIXED_WINDOW && random.nextInt(3) == 0) {
+			// A calendar window, whose boundaries the caller works out for Redis.
+			builder.calendar(CALENDARS[random.nextInt(CALENDARS.length)]).zone(ZONES[random.nextInt(ZONES.length)]);
+		}
+		return builder.build();
 	}
 
 	/** One change: a field of a limit, a limit added or removed, or a new spec. */
