@@ -206,6 +206,8 @@ public class RateLimitsEndpoint {
 	 * @param segments the sliding window counter segments
 	 * @param penalty how long a key is blocked once the limit rejects it, e.g.
 	 * {@code 15m}
+	 * @param calendar a calendar window instead of the window, e.g. {@code month}
+	 * @param zone the time zone of a calendar window, e.g. {@code Europe/Berlin}
 	 * @param algorithm the algorithm, e.g. {@code sliding-log}
 	 * @param index which limit to change, for a bucket with several
 	 * ({@code ratelimit.buckets.<bucket>.limits[index]})
@@ -216,8 +218,9 @@ public class RateLimitsEndpoint {
 	 */
 	@WriteOperation
 	public LiveChangeDescriptor setLimits(@Selector String bucket, @Nullable String limit, @Nullable String window,
-			@Nullable String burst, @Nullable String segments, @Nullable String penalty, @Nullable String algorithm,
-			@Nullable String index, SecurityContext securityContext) {
+			@Nullable String burst, @Nullable String segments, @Nullable String penalty, @Nullable String calendar,
+			@Nullable String zone, @Nullable String algorithm, @Nullable String index,
+			SecurityContext securityContext) {
 		if (index != null && !index.matches("\\d{1,3}")) {
 			throw new ChangeRejectedException(ChangeRejectedException.Reason.INVALID, "ratelimit.buckets." + bucket
 					+ ".limits: 'index' must be the position of a limit (0, 1, ...) but was '" + index + "'");
@@ -230,6 +233,8 @@ public class RateLimitsEndpoint {
 		put(fields, prefix + "burst", burst);
 		put(fields, prefix + "segments", segments);
 		put(fields, prefix + "penalty", penalty);
+		put(fields, prefix + "calendar", calendar);
+		put(fields, prefix + "zone", zone);
 		return change(liveLimits().set(bucket, fields, changedBy(securityContext)));
 	}
 
@@ -307,7 +312,8 @@ public class RateLimitsEndpoint {
 			LimitDescriptor limit = limit(spec);
 			if (i == 0 && perCall) {
 				limit = new LimitDescriptor(limit.algorithm(), null, limit.window(),
-						(spec.burst() == spec.limit()) ? null : limit.burst(), limit.penalty());
+						(spec.burst() == spec.limit()) ? null : limit.burst(), limit.penalty(), limit.calendar(),
+						limit.zone());
 			}
 			limits.add(limit);
 		}
@@ -317,7 +323,9 @@ public class RateLimitsEndpoint {
 	private static LimitDescriptor limit(LimitSpec spec) {
 		return new LimitDescriptor(spec.algorithm().propertyValue(), spec.limit(), Durations.format(spec.window()),
 				spec.algorithm().usesBurst() ? spec.burst() : null,
-				spec.penalty().isZero() ? null : Durations.format(spec.penalty()));
+				spec.penalty().isZero() ? null : Durations.format(spec.penalty()),
+				(spec.calendar() != null) ? spec.calendar().propertyValue() : null,
+				(spec.calendar() != null) ? spec.zone().getId() : null);
 	}
 
 	/**
@@ -415,9 +423,12 @@ public class RateLimitsEndpoint {
 	 * @param burst the burst, for algorithms that have one
 	 * @param penalty how long a key is blocked once the limit rejects it, e.g.
 	 * {@code 15m}; {@code null} for none
+	 * @param calendar the calendar unit of a calendar window, e.g. {@code month}
+	 * ({@code window} is then its longest length); {@code null} for none
+	 * @param zone the time zone of a calendar window; {@code null} for none
 	 */
 	public record LimitDescriptor(String algorithm, @Nullable Long limit, String window, @Nullable Long burst,
-			@Nullable String penalty) {
+			@Nullable String penalty, @Nullable String calendar, @Nullable String zone) {
 	}
 
 	/**

@@ -54,13 +54,15 @@ public class RateLimitsEndpointWebExtension {
 
 	/**
 	 * Changes a bucket's limits at runtime; see
-	 * {@link RateLimitsEndpoint#setLimits(String, String, String, String, String, String, String, String, SecurityContext)}.
+	 * {@link RateLimitsEndpoint#setLimits(String, String, String, String, String, String, String, String, String, String, SecurityContext)}.
 	 * @param bucket the bucket name
 	 * @param limit permits per window
 	 * @param window the window
 	 * @param burst the burst
 	 * @param segments the sliding window counter segments
 	 * @param penalty how long a key is blocked once the limit rejects it
+	 * @param calendar a calendar window instead of the window
+	 * @param zone the time zone of a calendar window
 	 * @param algorithm the algorithm
 	 * @param index which limit to change, for a bucket with several
 	 * @param securityContext who asks
@@ -69,10 +71,11 @@ public class RateLimitsEndpointWebExtension {
 	@WriteOperation
 	public WebEndpointResponse<Object> setLimits(@Selector String bucket, @Nullable String limit,
 			@Nullable String window, @Nullable String burst, @Nullable String segments, @Nullable String penalty,
-			@Nullable String algorithm, @Nullable String index, SecurityContext securityContext) {
+			@Nullable String calendar, @Nullable String zone, @Nullable String algorithm, @Nullable String index,
+			SecurityContext securityContext) {
 		try {
 			return new WebEndpointResponse<>(this.endpoint.setLimits(bucket, limit, window, burst, segments, penalty,
-					algorithm, index, securityContext));
+					calendar, zone, algorithm, index, securityContext));
 		}
 		catch (ChangeRejectedException ex) {
 			return rejected(ex);

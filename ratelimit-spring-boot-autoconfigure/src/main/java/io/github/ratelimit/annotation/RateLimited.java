@@ -84,6 +84,22 @@ public @interface RateLimited {
 	String penalty() default "";
 
 	/**
+	 * Counts by the calendar instead of {@link #window()}: {@code day}, {@code week}
+	 * (ISO, from Monday), {@code month}, {@code quarter} or {@code year}, from local
+	 * midnight in {@link #zone()}; with {@link Algorithm#FIXED_WINDOW} only. Empty for a
+	 * window of a fixed length.
+	 * @return the calendar unit
+	 */
+	String calendar() default "";
+
+	/**
+	 * The time zone of a {@link #calendar()} window, an IANA id such as
+	 * {@code Europe/Berlin}; empty for UTC.
+	 * @return the zone id
+	 */
+	String zone() default "";
+
+	/**
 	 * SpEL for the permits one call takes; must evaluate to a whole number {@code >= 1}.
 	 * @return the cost expression
 	 */

@@ -277,6 +277,19 @@ public class RateLimitProperties implements Validator {
 		 */
 		private @Nullable Duration penalty;
 
+		/**
+		 * Counts by the calendar instead of a window: day, week (ISO, from Monday),
+		 * month, quarter or year, from local midnight in the zone. Fixed-window only; the
+		 * window is then the calendar's. None by default.
+		 */
+		private @Nullable String calendar;
+
+		/**
+		 * Time zone of a calendar window, an IANA id such as Europe/Berlin. Defaults to
+		 * UTC.
+		 */
+		private @Nullable String zone;
+
 		public Limit() {
 		}
 
@@ -332,6 +345,22 @@ public class RateLimitProperties implements Validator {
 
 		public void setPenalty(@Nullable Duration penalty) {
 			this.penalty = penalty;
+		}
+
+		public @Nullable String getCalendar() {
+			return this.calendar;
+		}
+
+		public void setCalendar(@Nullable String calendar) {
+			this.calendar = calendar;
+		}
+
+		public @Nullable String getZone() {
+			return this.zone;
+		}
+
+		public void setZone(@Nullable String zone) {
+			this.zone = zone;
 		}
 
 	}

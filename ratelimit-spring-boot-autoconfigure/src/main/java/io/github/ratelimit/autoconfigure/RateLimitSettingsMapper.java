@@ -20,7 +20,7 @@ final class RateLimitSettingsMapper {
 
 	static LimitSettings limit(Limit limit) {
 		return new LimitSettings(limit.getAlgorithm(), limit.getLimit(), limit.getWindow(), limit.getBurst(),
-				limit.getSegments(), limit.getPenalty());
+				limit.getSegments(), limit.getPenalty(), limit.getCalendar(), limit.getZone());
 	}
 
 	static Map<String, BucketSettings> buckets(Map<String, Bucket> buckets) {

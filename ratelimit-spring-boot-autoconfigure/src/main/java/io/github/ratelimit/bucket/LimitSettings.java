@@ -20,16 +20,21 @@ import io.github.ratelimit.LimitSpec;
  * @param burst the burst, or {@code null}
  * @param segments the sliding window counter segments, or {@code null}
  * @param penalty how long a key is blocked once the limit rejects it, or {@code null}
+ * @param calendar the calendar unit of a fixed window ({@code day}, {@code week},
+ * {@code month}, {@code quarter}, {@code year}), or {@code null}
+ * @param zone the time zone of a calendar window (an IANA id), or {@code null}
  * @author ratelimit-spring-boot-starter authors
  */
 public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit, @Nullable Duration window,
-		@Nullable Long burst, @Nullable Integer segments, @Nullable Duration penalty) {
+		@Nullable Long burst, @Nullable Integer segments, @Nullable Duration penalty, @Nullable String calendar,
+		@Nullable String zone) {
 
 	/**
 	 * The names of the settings, as properties ({@code ratelimit.buckets.<name>.limit})
 	 * and live changes write them; what reads or lists them by name reads this list.
 	 */
-	public static final List<String> FIELDS = List.of("limit", "window", "burst", "segments", "penalty", "algorithm");
+	public static final List<String> FIELDS = List.of("limit", "window", "burst", "segments", "penalty", "calendar",
+			"zone", "algorithm");
 
 	/** Settings that set nothing. */
 	public static final LimitSettings NONE = new LimitSettings(null, null, null, null, null);
@@ -44,7 +49,21 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 	 */
 	public LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit, @Nullable Duration window,
 			@Nullable Long burst, @Nullable Integer segments) {
-		this(algorithm, limit, window, burst, segments, null);
+		this(algorithm, limit, window, burst, segments, null, null, null);
+	}
+
+	/**
+	 * Settings without a calendar window.
+	 * @param algorithm the algorithm, or {@code null}
+	 * @param limit the permits per window, or {@code null}
+	 * @param window the window, or {@code null}
+	 * @param burst the burst, or {@code null}
+	 * @param segments the sliding window counter segments, or {@code null}
+	 * @param penalty how long a key is blocked once the limit rejects it, or {@code null}
+	 */
+	public LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit, @Nullable Duration window,
+			@Nullable Long burst, @Nullable Integer segments, @Nullable Duration penalty) {
+		this(algorithm, limit, window, burst, segments, penalty, null, null);
 	}
 
 	/**
@@ -58,7 +77,9 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 				(this.window != null) ? this.window : fallback.window,
 				(this.burst != null) ? this.burst : fallback.burst,
 				(this.segments != null) ? this.segments : fallback.segments,
-				(this.penalty != null) ? this.penalty : fallback.penalty);
+				(this.penalty != null) ? this.penalty : fallback.penalty,
+				(this.calendar != null) ? this.calendar : fallback.calendar,
+				(this.zone != null) ? this.zone : fallback.zone);
 	}
 
 	/**
@@ -67,13 +88,14 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 	 */
 	public boolean isSet() {
 		return this.algorithm != null || this.limit != null || this.window != null || this.burst != null
-				|| this.segments != null || this.penalty != null;
+				|| this.segments != null || this.penalty != null || this.calendar != null || this.zone != null;
 	}
 
 	/**
-	 * Builds the spec; every field must be set except burst, segments and penalty. The
-	 * checks are {@link LimitSpec}'s own, so a limit is refused in the same words however
-	 * it was set.
+	 * Builds the spec; every field must be set except burst, segments, penalty, calendar
+	 * and zone (with a calendar, the window is the calendar's). The checks are
+	 * {@link LimitSpec}'s own, so a limit is refused in the same words however it was
+	 * set.
 	 * @return the spec
 	 * @throws InvalidLimitException naming the field at fault
 	 */
@@ -96,6 +118,13 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 			builder.penalty(this.penalty);
 		}
 		try {
+			// Blank is unset: how a command line takes back what a file set.
+			if (this.calendar != null && !this.calendar.isBlank()) {
+				builder.calendar(this.calendar);
+			}
+			if (this.zone != null && !this.zone.isBlank()) {
+				builder.zone(this.zone);
+			}
 			return builder.build();
 		}
 		catch (InvalidLimitSpecException ex) {
@@ -120,7 +149,7 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 
 		/**
 		 * Returns the field at fault: {@code limit}, {@code window}, {@code burst},
-		 * {@code segments} or {@code penalty}.
+		 * {@code segments}, {@code penalty}, {@code calendar} or {@code zone}.
 		 * @return the field name
 		 */
 		public String getField() {

@@ -137,7 +137,8 @@ public final class LiveLimits {
 
 	/**
 	 * Lists the settings a change can set, for messages.
-	 * @return e.g. {@code limit, window, burst, segments, penalty or algorithm}
+	 * @return e.g.
+	 * {@code limit, window, burst, segments, penalty, calendar, zone or algorithm}
 	 */
 	public static String fieldList() {
 		List<String> fields = LimitSettings.FIELDS;

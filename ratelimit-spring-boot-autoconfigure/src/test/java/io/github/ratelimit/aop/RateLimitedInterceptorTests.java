@@ -357,6 +357,22 @@ class RateLimitedInterceptorTests {
 	}
 
 	@Test
+	void aCalendarDayEndsAtTheZonesMidnight() {
+		run((context) -> {
+			Reports daily = context.getBean(DailyReports.class);
+			ManualTimeSource clock = context.getBean(ManualTimeSource.class);
+			// 2027-03-13T12:00:00Z, noon in UTC: 07:00 in New York, the day before its
+			// spring change; the day there ends at 05:00 UTC on 14 March.
+			clock.setMicros(1_804_939_200_000_000L);
+			daily.run();
+			daily.run();
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(daily::run)
+				.satisfies((ex) -> assertThat(ex.getDecision().retryAfter()).isEqualTo(Duration.ofHours(17)));
+			assertThat(observer(context).last().decision().limits().get(0).limit()).isEqualTo(2);
+		}, DailyReports.class);
+	}
+
+	@Test
 	void refundWhenShouldSeeTheResult() {
 		run((context) -> {
 			LoginService login = context.getBean(LoginService.class);
@@ -769,6 +785,22 @@ class RateLimitedInterceptorTests {
 		@RateLimited(bucket = "lookup", limit = 1, window = "1m", refundWhen = "#result == 'from cache'")
 		public String lookup(String source) {
 			return source.equals("cached") ? "from cache" : "from db";
+		}
+
+	}
+
+	interface Reports {
+
+		void run();
+
+	}
+
+	static class DailyReports implements Reports {
+
+		@Override
+		@RateLimited(bucket = "daily-reports", limit = 2, calendar = "day", zone = "America/New_York",
+				algorithm = Algorithm.FIXED_WINDOW)
+		public void run() {
 		}
 
 	}

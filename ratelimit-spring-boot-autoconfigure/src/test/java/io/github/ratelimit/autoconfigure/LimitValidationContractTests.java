@@ -69,6 +69,20 @@ class LimitValidationContractTests {
 						"ratelimit.buckets.api.penalty: must not be negative but was -1m"),
 				refused("penalty over 50 years", Map.of("penalty", "18251d"),
 						"ratelimit.buckets.api.penalty: must be at most 18250d but was 18251d"),
+				refused("calendar with an algorithm that refills",
+						Map.of("algorithm", "token-bucket", "calendar", "month"),
+						"ratelimit.buckets.api.calendar: counts by the calendar with fixed-window only, but the algorithm"
+								+ " is token-bucket but was month; set the algorithm to fixed-window, or use a window"
+								+ " instead"),
+				refused("unknown calendar unit", Map.of("algorithm", "fixed-window", "calendar", "fortnight"),
+						"ratelimit.buckets.api.calendar: must be day, week, month, quarter or year but was fortnight;"
+								+ " use one of day, week, month, quarter, year"),
+				refused("unknown zone", Map.of("algorithm", "fixed-window", "calendar", "day", "zone", "Mars/Base"),
+						"ratelimit.buckets.api.zone: is not a time zone (Unknown time-zone ID: Mars/Base) but was"
+								+ " Mars/Base; use an IANA id such as Europe/Berlin or America/New_York, or UTC"),
+				refused("zone without a calendar", Map.of("zone", "Europe/Berlin"),
+						"ratelimit.buckets.api.zone: only applies to a calendar window but was Europe/Berlin; set"
+								+ " calendar (day, week, month, quarter or year), or remove the zone"),
 				refused("sliding-log does not take a limit that large",
 						Map.of("algorithm", "sliding-log", "limit", "2000000"),
 						"ratelimit.buckets.api.limit: must be at most 1000000 with sliding-log (it keeps one entry per"
@@ -120,7 +134,8 @@ class LimitValidationContractTests {
 			assertThatExceptionOfType(ChangeRejectedException.class)
 				.isThrownBy(() -> endpoint.setLimits(bucket, settings.get("limit"), settings.get("window"),
 						settings.get("burst"), settings.get("segments"), settings.get("penalty"),
-						settings.get("algorithm"), null, SecurityContext.NONE))
+						settings.get("calendar"), settings.get("zone"), settings.get("algorithm"), null,
+						SecurityContext.NONE))
 				.satisfies((ex) -> assertThat(ex.getReason()).isEqualTo(ChangeRejectedException.Reason.INVALID))
 				.withMessage(message);
 		});
@@ -161,7 +176,7 @@ class LimitValidationContractTests {
 					.satisfies((ex) -> messages.put("endpoint read", ex.getMessage()));
 				assertThatExceptionOfType(ChangeRejectedException.class)
 					.isThrownBy(() -> endpoint.setLimits("plans", String.valueOf(limit), null, null, null, null, null,
-							null, SecurityContext.NONE))
+							null, null, null, SecurityContext.NONE))
 					.satisfies((ex) -> messages.put("live change", ex.getMessage()));
 			});
 		assertThat(messages).containsOnlyKeys("property", "annotation", "filter rule", "limitExpression",

@@ -69,7 +69,7 @@ class RateLimitsEndpointHttpTests {
 			assertThat(misspelt.statusCode()).isEqualTo(400);
 			assertThat(JsonPath.<String>read(misspelt.body(), "$.message"))
 				.isEqualTo("ratelimit.buckets.login.widnow: not a limit setting; use limit, window, burst, segments,"
-						+ " penalty, algorithm or index");
+						+ " penalty, calendar, zone, algorithm or index");
 			HttpResponse<String> two = app.send("POST", "/actuator/ratelimits/login?limt=3", "{\"mode\": \"shadow\"}");
 			assertThat(two.statusCode()).isEqualTo(400);
 			assertThat(JsonPath.<String>read(two.body(), "$.message"))

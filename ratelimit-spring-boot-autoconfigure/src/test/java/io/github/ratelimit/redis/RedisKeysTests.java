@@ -46,6 +46,20 @@ class RedisKeysTests {
 		assertThat(key(bucket.toBuilder().algorithm(Algorithm.TOKEN_BUCKET).build())).isNotEqualTo(key(bucket));
 	}
 
+	@Test
+	void aCalendarWindowsKeyNamesItsUnitAndZone() {
+		LimitSpec month = LimitSpec.builder()
+			.limit(100_000)
+			.calendar("month")
+			.zone("Europe/Berlin")
+			.algorithm(Algorithm.FIXED_WINDOW)
+			.build();
+		assertThat(this.keys.keys("monthly", "k1", List.of(month)))
+			.containsExactly("rl:{monthly:k1}:fw0:month@Europe/Berlin", "rl:{monthly:k1}:fw0:month@Europe/Berlin:d");
+		assertThat(key(month.toBuilder().zone("UTC").build())).isEqualTo("rl:{b:k}:fw0:month@UTC");
+		assertThat(key(month.toBuilder().calendar("day").build())).isNotEqualTo(key(month));
+	}
+
 	private String key(LimitSpec spec) {
 		return this.keys.keys("b", "k", List.of(spec))[0];
 	}

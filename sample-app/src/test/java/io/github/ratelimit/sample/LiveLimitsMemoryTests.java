@@ -131,13 +131,14 @@ class LiveLimitsMemoryTests extends ManualClockMockMvcTests {
 		// Only limits can be changed: anything else is refused by name.
 		setLimits("api", "{\"mode\": \"shadow\"}").andExpect(status().isBadRequest())
 			.andExpect(jsonPath("$.message").value("ratelimit.buckets.api.mode: not a limit setting; use limit, window,"
-					+ " burst, segments, penalty, algorithm or index"));
+					+ " burst, segments, penalty, calendar, zone, algorithm or index"));
 		setLimits("api", "{\"limit\": 3, \"widnow\": \"1m\"}").andExpect(status().isBadRequest())
 			.andExpect(jsonPath("$.message").value("ratelimit.buckets.api.widnow: not a limit setting; use limit,"
-					+ " window, burst, segments, penalty, algorithm or index"));
+					+ " window, burst, segments, penalty, calendar, zone, algorithm or index"));
 		setLimits("api", "{}").andExpect(status().isBadRequest())
 			.andExpect(jsonPath("$.message").value(
-					"ratelimit.buckets.api: set at least one of limit, window, burst, segments, penalty or algorithm"));
+					"ratelimit.buckets.api: set at least one of limit, window, burst, segments, penalty, calendar, zone"
+							+ " or algorithm"));
 		setLimits("api", "{\"index\": \"first\", \"limit\": 5}").andExpect(status().isBadRequest())
 			.andExpect(jsonPath("$.message", startsWith("ratelimit.buckets.api.limits: 'index' must be")));
 		this.mvc.perform(get("/actuator/ratelimits"))

@@ -60,7 +60,9 @@ final class RateLimitedOperationParser {
 				(annotation.limit() != 0) ? annotation.limit() : null,
 				duration(annotation.window(), "window", description),
 				(annotation.burst() != 0) ? annotation.burst() : null, null,
-				duration(annotation.penalty(), "penalty", description));
+				duration(annotation.penalty(), "penalty", description),
+				StringUtils.hasText(annotation.calendar()) ? annotation.calendar() : null,
+				StringUtils.hasText(annotation.zone()) ? annotation.zone() : null);
 		BucketDefinition bucket = this.registry.get()
 			.register(bucketName, settings, BucketSource.ANNOTATION, "@RateLimited on " + description);
 		Duration maxWait = maxWait(annotation, description);

@@ -76,7 +76,7 @@ class RateLimitsEndpointAccessTests {
 			assertThat(misspelt.statusCode()).isEqualTo(400);
 			assertThat(JsonPath.<String>read(misspelt.body(), "$.message")).isEqualTo(
 					"ratelimit.buckets.api.widnow: not a limit setting; use limit, window, burst, segments, penalty,"
-							+ " algorithm or index");
+							+ " calendar, zone, algorithm or index");
 			HttpResponse<String> leaky = app.send("POST", "/actuator/ratelimits/login",
 					"{\"algorithm\": \"leaky-bucket\"}");
 			assertThat(leaky.statusCode()).isEqualTo(400);
