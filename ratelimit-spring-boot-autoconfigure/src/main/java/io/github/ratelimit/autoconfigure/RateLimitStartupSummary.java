@@ -191,7 +191,8 @@ class RateLimitStartupSummary implements ApplicationListener<ApplicationEvent> {
 		String bucket = StringUtils.hasText(rule.getBucket()) ? rule.getBucket() : "filter-" + index;
 		String key = StringUtils.hasText(rule.getKey()) ? " by " + rule.getKey() : " shared";
 		String cost = "1".equals(rule.getCost().trim()) ? "" : " cost " + rule.getCost();
-		return "[" + index + "] " + methods + " " + paths + " -> " + bucket + key + cost;
+		String settle = rule.getSettle().isBlank() ? "" : " settle " + rule.getSettle();
+		return "[" + index + "] " + methods + " " + paths + " -> " + bucket + key + cost + settle;
 	}
 
 	private List<String> skipped(List<BucketDefinition> buckets, List<Rule> rules, boolean filterActive) {

@@ -37,7 +37,7 @@ class RateLimitStartupSummaryTests {
 				"ratelimit.filter.rules[0].bucket=api", "ratelimit.filter.rules[0].paths=/api/**",
 				"ratelimit.filter.rules[0].methods=GET", "ratelimit.filter.rules[0].key=#request.remoteAddr",
 				"ratelimit.filter.rules[1].paths=/upload", "ratelimit.filter.rules[1].cost=#request.contentLength",
-				"ratelimit.filter.rules[1].limit=5")
+				"ratelimit.filter.rules[1].settle=#header('X-Bytes-Kept')", "ratelimit.filter.rules[1].limit=5")
 		.withBean(Services.class);
 
 	@Test
@@ -51,7 +51,7 @@ class RateLimitStartupSummaryTests {
 					+ "segments=10 [ratelimit.buckets.api, used by ratelimit.filter.rules[0]]; filter-1 5/1m "
 					+ "token-bucket [ratelimit.filter.rules[1]]; unused 3/1m token-bucket [ratelimit.buckets.unused]\n"
 					+ "  filter rules (order -110, first match): [0] GET /api/** -> api by #request.remoteAddr; "
-					+ "[1] * /upload -> filter-1 shared cost #request.contentLength\n"
+					+ "[1] * /upload -> filter-1 shared cost #request.contentLength settle #header('X-Bytes-Kept')\n"
 					+ "  skipped: ratelimit.buckets.unused is used by no annotation or filter rule (a typo, or for "
 					+ "RateLimiters.get); Redis store (no RedisConnectionFactory bean)"));
 		assertThat(output).containsOnlyOnce("Rate limiting: store in-memory");

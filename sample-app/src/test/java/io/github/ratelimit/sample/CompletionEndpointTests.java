@@ -60,6 +60,15 @@ class CompletionEndpointTests extends ManualClockMockMvcTests {
 		complete("key-polite", 1).andExpect(status().isOk());
 	}
 
+	@Test
+	void aMaxTokensBelowOneIsTheClientsMistake() throws Exception {
+		this.mvc
+			.perform(post("/v1/completions").header("X-Api-Key", "key-careless")
+				.contentType(MediaType.APPLICATION_JSON)
+				.content("{\"prompt\":\"hi\",\"maxTokens\":0}"))
+			.andExpect(status().isBadRequest());
+	}
+
 	/**
 	 * A completion, streamed to its end; a rejection too comes through the stream (the
 	 * permits are taken when Spring MVC subscribes to it).
