@@ -100,6 +100,15 @@ public @interface RateLimited {
 	String zone() default "";
 
 	/**
+	 * SpEL returning the time zone of this call's {@link #calendar()} window, e.g.
+	 * {@code #customer.zoneId()} (a {@code ZoneId} or an IANA id): each customer's month
+	 * then starts at their own midnight; it replaces {@link #zone()} per call. The bucket
+	 * must have a calendar window.
+	 * @return the zone expression
+	 */
+	String zoneExpression() default "";
+
+	/**
 	 * SpEL for the permits one call takes; must evaluate to a whole number {@code >= 1}.
 	 * @return the cost expression
 	 */

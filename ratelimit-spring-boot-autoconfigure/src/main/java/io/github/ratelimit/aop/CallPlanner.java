@@ -1,5 +1,7 @@
 package io.github.ratelimit.aop;
 
+import java.time.DateTimeException;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -182,6 +184,29 @@ final class CallPlanner {
 	}
 
 	private List<LimitSpec> limits(RateLimitedOperation operation, EvaluationContext context) {
+		List<LimitSpec> limits = limitsPerCall(operation, context);
+		Expression zone = operation.zone();
+		return (zone != null) ? inZone(operation, zone, limits, context) : limits;
+	}
+
+	/** The limits in the time zone {@code zoneExpression} gives this call. */
+	private List<LimitSpec> inZone(RateLimitedOperation operation, Expression expression, List<LimitSpec> limits,
+			EvaluationContext context) {
+		String where = operation.where("zoneExpression");
+		Object value = evaluate(expression, context, where);
+		ZoneId zone;
+		try {
+			zone = (value instanceof ZoneId id) ? id : ZoneId.of(String.valueOf(value).trim());
+		}
+		catch (DateTimeException ex) {
+			throw new IllegalArgumentException(where + ": '" + expression.getExpressionString()
+					+ "' must give a time zone (a ZoneId, or an IANA id such as Europe/Berlin) but was "
+					+ RateLimitExpressions.describe(value), ex);
+		}
+		return operation.bucket().limitsIn(limits, zone);
+	}
+
+	private List<LimitSpec> limitsPerCall(RateLimitedOperation operation, EvaluationContext context) {
 		Expression expression = operation.limit();
 		if (expression == null || operation.bucket().limitConfigured()) {
 			// Configuration overrides what the code says, limitExpression included.

@@ -1,5 +1,6 @@
 package io.github.ratelimit.bucket;
 
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -161,6 +162,39 @@ public final class BucketDefinition {
 		return result;
 	}
 
+	/**
+	 * Returns {@code limits} with their calendar windows in {@code zone}: a time zone per
+	 * call (a customer's own). Limits without a calendar are kept as they are. The
+	 * bucket's own limits in a zone are kept for the next call, as a bucket's limit per
+	 * call is.
+	 * @param limits the limits of the call (the bucket's, or those of
+	 * {@link #limitsWith(long)})
+	 * @param zone the zone
+	 * @return the limits in that zone
+	 * @throws io.github.ratelimit.InvalidLimitSpecException when a limit cannot be built
+	 * in it
+	 */
+	public List<LimitSpec> limitsIn(List<LimitSpec> limits, ZoneId zone) {
+		Current current = this.current;
+		boolean own = limits == current.bucket.limits();
+		if (own) {
+			List<LimitSpec> cached = current.byZone.get(zone);
+			if (cached != null) {
+				return cached;
+			}
+		}
+		List<LimitSpec> zoned = new ArrayList<>(limits.size());
+		for (LimitSpec spec : limits) {
+			zoned.add((spec.calendar() != null && !spec.zone().equals(zone)) ? spec.toBuilder().zone(zone).build()
+					: spec);
+		}
+		List<LimitSpec> result = List.copyOf(zoned);
+		if (own && current.byZone.size() < MAX_CACHED_LIMITS) {
+			current.byZone.put(zone, result);
+		}
+		return result;
+	}
+
 	@Override
 	public String toString() {
 		return this.current.bucket.toString();
@@ -171,10 +205,10 @@ public final class BucketDefinition {
 	 * limits derived from it.
 	 */
 	private record Current(Bucket bucket, BucketSource source, boolean limitConfigured,
-			@Nullable LimitOverride override, Map<Long, List<LimitSpec>> byLimit) {
+			@Nullable LimitOverride override, Map<Long, List<LimitSpec>> byLimit, Map<ZoneId, List<LimitSpec>> byZone) {
 
 		Current(Bucket bucket, BucketSource source, boolean limitConfigured, @Nullable LimitOverride override) {
-			this(bucket, source, limitConfigured, override, new ConcurrentHashMap<>());
+			this(bucket, source, limitConfigured, override, new ConcurrentHashMap<>(), new ConcurrentHashMap<>());
 		}
 
 	}

@@ -373,6 +373,39 @@ class RateLimitedInterceptorTests {
 	}
 
 	@Test
+	void aZoneExpressionGivesEachCustomerTheirOwnMidnight() {
+		run((context) -> {
+			CustomerReports reports = context.getBean(CustomerReports.class);
+			ManualTimeSource clock = context.getBean(ManualTimeSource.class);
+			// 2027-03-13T12:00:00Z: 07:00 in New York, 21:00 in Tokyo.
+			clock.setMicros(1_804_939_200_000_000L);
+			reports.run("ny", "America/New_York");
+			reports.run("tokyo", "Asia/Tokyo");
+			assertThatExceptionOfType(RateLimitExceededException.class)
+				.isThrownBy(() -> reports.run("ny", "America/New_York"))
+				.satisfies((ex) -> assertThat(ex.getDecision().retryAfter()).isEqualTo(Duration.ofHours(17)));
+			assertThatExceptionOfType(RateLimitExceededException.class)
+				.isThrownBy(() -> reports.run("tokyo", "Asia/Tokyo"))
+				.satisfies((ex) -> assertThat(ex.getDecision().retryAfter()).isEqualTo(Duration.ofHours(3)));
+			assertThatIllegalArgumentException().isThrownBy(() -> reports.run("nowhere", "Mars/Base"))
+				.withMessageContaining("@RateLimited(zoneExpression) on RateLimitedInterceptorTests.CustomerReports")
+				.withMessageContaining("'#zone' must give a time zone")
+				.withMessageContaining("'Mars/Base' (String)");
+		}, CustomerReports.class);
+	}
+
+	@Test
+	void aZoneExpressionOnABucketWithoutACalendarFailsStartup() {
+		this.runner.withBean(BucketRegistry.class, () -> new BucketRegistry(LimitSettings.NONE, Map.of()))
+			.withBean(ZonelessReports.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("zoneExpression")
+				.hasMessageContaining("has no calendar window"));
+	}
+
+	@Test
 	void refundWhenShouldSeeTheResult() {
 		run((context) -> {
 			LoginService login = context.getBean(LoginService.class);
@@ -792,6 +825,23 @@ class RateLimitedInterceptorTests {
 	interface Reports {
 
 		void run();
+
+	}
+
+	static class CustomerReports {
+
+		@RateLimited(bucket = "customer-daily", key = "#customer", limit = 1, calendar = "day",
+				algorithm = Algorithm.FIXED_WINDOW, zoneExpression = "#zone")
+		public void run(String customer, String zone) {
+		}
+
+	}
+
+	static class ZonelessReports {
+
+		@RateLimited(bucket = "zoneless", limit = 1, window = "1d", zoneExpression = "'Europe/Berlin'")
+		public void run() {
+		}
 
 	}
 

@@ -57,8 +57,9 @@ public final class RateLimitedMethod {
 			.from(method, SearchStrategy.TYPE_HIERARCHY, RepeatableContainers.standardRepeatables())
 			.isPresent(SCHEDULED);
 		this.readsRequest = operations.stream()
-			.flatMap((operation) -> Stream.of(operation.key(), operation.cost(), operation.limit(),
-					operation.skipWhen(), operation.refundWhen(), operation.settle(), operation.settleOnError()))
+			.flatMap(
+					(operation) -> Stream.of(operation.key(), operation.cost(), operation.limit(), operation.skipWhen(),
+							operation.refundWhen(), operation.settle(), operation.settleOnError(), operation.zone()))
 			.filter(Objects::nonNull)
 			.map(Expression::getExpressionString)
 			.anyMatch((text) -> reads(text, "request") || reads(text, "exchange") || reads(text, "clientIp"));

@@ -39,6 +39,8 @@ public final class RateLimitedOperation {
 
 	private final @Nullable Expression settleOnError;
 
+	private final @Nullable Expression zone;
+
 	private final WaitPolicy waitPolicy;
 
 	private final @Nullable FallbackMethod fallback;
@@ -55,6 +57,7 @@ public final class RateLimitedOperation {
 		this.refundWhen = builder.refundWhen;
 		this.settle = builder.settle;
 		this.settleOnError = builder.settleOnError;
+		this.zone = builder.zone;
 		this.waitPolicy = builder.waitPolicy;
 		this.fallback = builder.fallback;
 		this.methodDescription = builder.methodDescription;
@@ -150,6 +153,14 @@ public final class RateLimitedOperation {
 	}
 
 	/**
+	 * Returns the {@code zoneExpression}: the time zone of this call's calendar window.
+	 * @return the expression, or {@code null} for the bucket's zone
+	 */
+	public @Nullable Expression zone() {
+		return this.zone;
+	}
+
+	/**
 	 * Returns the {@code settleOnError} expression: what a failed call used.
 	 * @return the expression, or {@code null} to keep the estimate
 	 */
@@ -208,6 +219,8 @@ public final class RateLimitedOperation {
 
 		private @Nullable Expression settleOnError;
 
+		private @Nullable Expression zone;
+
 		private WaitPolicy waitPolicy = WaitPolicy.REJECT;
 
 		private @Nullable FallbackMethod fallback;
@@ -250,6 +263,11 @@ public final class RateLimitedOperation {
 		Builder settle(@Nullable Expression settle, @Nullable Expression settleOnError) {
 			this.settle = settle;
 			this.settleOnError = settleOnError;
+			return this;
+		}
+
+		Builder zone(@Nullable Expression zone) {
+			this.zone = zone;
 			return this;
 		}
 

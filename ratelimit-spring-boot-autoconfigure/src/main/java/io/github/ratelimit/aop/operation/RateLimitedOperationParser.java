@@ -88,6 +88,13 @@ final class RateLimitedOperationParser {
 					"Add settle (e.g. settle = \"#result.usage().totalTokens()\") to the @RateLimited on " + description
 							+ ", or remove settleOnError.");
 		}
+		Expression zone = expression(annotation.zoneExpression(), "zoneExpression", description);
+		if (zone != null) {
+			// Checked now and for every live change of the bucket's limits.
+			this.registry.get()
+				.constrain(bucketName, RateLimitedOperation.where("zoneExpression", description),
+						calendared(bucketName, annotation.zoneExpression(), description));
+		}
 		if (StringUtils.hasText(annotation.limitExpression())) {
 			this.registry.get().limitPerCall(bucketName, annotation.limitExpression());
 		}
@@ -97,6 +104,7 @@ final class RateLimitedOperationParser {
 			.skipWhen(expression(annotation.skipWhen(), "skipWhen", description))
 			.refundWhen(refundWhen)
 			.settle(settle, settleOnError)
+			.zone(zone)
 			.waitPolicy(WaitPolicy.of(annotation.onLimit() == OnLimit.WAIT, maxWait));
 		cost(annotation.cost(), description, builder);
 		if (StringUtils.hasText(annotation.fallbackMethod())) {
@@ -120,6 +128,23 @@ final class RateLimitedOperationParser {
 						"Remove refundWhen from the @RateLimited on " + description + ", or choose another algorithm"
 								+ " for bucket '" + bucketName + "' (annotation or ratelimit.buckets." + bucketName
 								+ ".algorithm).");
+			}
+		};
+	}
+
+	/**
+	 * Returns the check that a bucket has a calendar window, which {@code zoneExpression}
+	 * sets the zone of.
+	 */
+	private static BucketConstraint calendared(String bucketName, String zoneExpression, String description) {
+		return (limits) -> {
+			if (limits.stream().noneMatch((spec) -> spec.calendar() != null)) {
+				throw new InvalidRateLimitedException(RateLimitedOperation.where("zoneExpression", description),
+						"bucket '" + bucketName + "' has no calendar window (" + limits + "), so '" + zoneExpression
+								+ "' has no zone to set",
+						"Give bucket '" + bucketName + "' a calendar window (calendar = \"month\" with algorithm"
+								+ " FIXED_WINDOW, or ratelimit.buckets." + bucketName + ".calendar), or remove"
+								+ " zoneExpression from the @RateLimited on " + description + ".");
 			}
 		};
 	}

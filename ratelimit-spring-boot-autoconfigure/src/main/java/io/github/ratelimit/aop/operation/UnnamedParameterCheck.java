@@ -57,6 +57,7 @@ final class UnnamedParameterCheck {
 		expressions.put("refundWhen", operation.refundWhen());
 		expressions.put("settle", operation.settle());
 		expressions.put("settleOnError", operation.settleOnError());
+		expressions.put("zoneExpression", operation.zone());
 		for (Map.Entry<String, @Nullable Expression> entry : expressions.entrySet()) {
 			if (!(entry.getValue() instanceof SpelExpression expression)) {
 				continue;
