@@ -26,7 +26,8 @@ class CompletionService {
 
 	@RateLimited(bucket = "llm-requests", key = "#apiKey")
 	@RateLimited(bucket = "llm-tokens", key = "#apiKey", cost = "#request.maxTokens()", settle = "#result.tokens()")
-	@RateLimited(bucket = "llm-quota", key = "#apiKey", cost = "#request.maxTokens()", settle = "#result.tokens()")
+	@RateLimited(bucket = "llm-quota", key = "#apiKey", cost = "#request.maxTokens()", settle = "#result.tokens()",
+			zoneExpression = "@customers.zoneOf(#apiKey)")
 	public Flux<Chunk> complete(String apiKey, CompletionRequest request) {
 		return this.model.stream(request);
 	}

@@ -31,9 +31,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * settling the tokens it really streamed ({@code @RateLimited(settle = ...)} on a
  * {@code Flux}).
  * <p>
- * The quota bucket {@code llm-quota} becomes a fixed window of 50 years (from 2020 to
- * 2070) instead of a calendar month, so that no month can end during the test and what it
- * charged is its limit minus what remains. Then:
+ * The quota bucket {@code llm-quota} counts by the calendar year instead of the month (in
+ * Berlin, the test's keys' zone), so that no window ends during the test (unless it runs
+ * across New Year's midnight there) and what it charged is its limit minus what remains.
+ * Then:
  * <ul>
  * <li>60 concurrent completions over both instances, with random {@code maxTokens} and
  * random lengths (some using more than they reserved): the tokens the quota charged
@@ -151,9 +152,9 @@ class MeteredTokensIT {
 				List.of("--spring.profiles.active=redis", "--spring.data.redis.host=" + redis.host(),
 						"--spring.data.redis.port=" + redis.port(), "--sample.llm.chunk-delay=" + chunkDelay,
 						"--sample.llm.min-words=" + minWords, "--ratelimit.buckets.llm-requests.limit=1000",
-						"--ratelimit.buckets.llm-tokens.limit=" + PER_MINUTE, "--ratelimit.buckets.llm-quota.calendar=",
-						"--ratelimit.buckets.llm-quota.zone=", "--ratelimit.buckets.llm-quota.limit=" + QUOTA,
-						"--ratelimit.buckets.llm-quota.window=18250d", "--spring.main.banner-mode=off"));
+						"--ratelimit.buckets.llm-tokens.limit=" + PER_MINUTE,
+						"--ratelimit.buckets.llm-quota.calendar=year", "--ratelimit.buckets.llm-quota.limit=" + QUOTA,
+						"--spring.main.banner-mode=off"));
 		this.instances.add(instance);
 		return instance;
 	}
