@@ -1,7 +1,5 @@
 package io.github.ratelimit.gateway;
 
-import java.net.http.HttpClient;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -27,8 +25,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class GatewayClientIpTests {
 
 	private static final Backend backend = Backend.start();
-
-	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
 	@LocalServerPort
 	int port;
@@ -58,7 +54,7 @@ class GatewayClientIpTests {
 	}
 
 	private int admitted(String forwardedFor) throws Exception {
-		int status = Backend.getForwardedFor(this.client, this.port, "/per-client/x", forwardedFor);
+		int status = Backend.getForwardedFor(this.port, "/per-client/x", forwardedFor);
 		assertThat(status).isIn(200, 429);
 		return (status == 200) ? 1 : 0;
 	}

@@ -1,6 +1,5 @@
 package io.github.ratelimit.gateway;
 
-import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.function.LongSupplier;
@@ -39,8 +38,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 class GatewayRouteTests {
 
 	private static final Backend backend = Backend.start();
-
-	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
 	@LocalServerPort
 	int port;
@@ -158,7 +155,7 @@ class GatewayRouteTests {
 			throws Exception {
 		int admitted = 0;
 		for (int i = 1; i <= 30; i++) {
-			int status = Backend.getForwardedFor(this.client, this.port, "/per-client/x", "198.51.100." + i);
+			int status = Backend.getForwardedFor(this.port, "/per-client/x", "198.51.100." + i);
 			assertThat(status).isIn(200, 429);
 			admitted += (status == 200) ? 1 : 0;
 		}
@@ -172,7 +169,7 @@ class GatewayRouteTests {
 	}
 
 	private HttpResponse<String> get(String path, String user) throws Exception {
-		return Backend.get(this.client, this.port, path, user);
+		return Backend.get(this.port, path, user);
 	}
 
 }

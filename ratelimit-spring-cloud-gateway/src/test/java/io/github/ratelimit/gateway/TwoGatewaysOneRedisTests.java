@@ -1,6 +1,5 @@
 package io.github.ratelimit.gateway;
 
-import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,8 +48,6 @@ class TwoGatewaysOneRedisTests {
 	private static ConfigurableApplicationContext first;
 
 	private static ConfigurableApplicationContext second;
-
-	private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
 	@AfterAll
 	static void stopBackend() {
@@ -103,7 +100,7 @@ class TwoGatewaysOneRedisTests {
 		int before = backend.requests();
 		redis.server().stop();
 		try {
-			HttpResponse<String> response = Backend.get(this.client, port(first), "/api/items", "carol");
+			HttpResponse<String> response = Backend.get(port(first), "/api/items", "carol");
 			assertThat(response.statusCode()).isEqualTo(503);
 			assertThat(response.headers().firstValue("RateLimit")).isEmpty();
 			assertThat(backend.requests()).isEqualTo(before);
@@ -119,7 +116,7 @@ class TwoGatewaysOneRedisTests {
 			List<Future<HttpResponse<String>>> futures = new ArrayList<>();
 			for (int i = 0; i < REQUESTS; i++) {
 				int port = ports[i % 2];
-				futures.add(executor.submit(() -> Backend.get(this.client, port, "/api/items", "alice")));
+				futures.add(executor.submit(() -> Backend.get(port, "/api/items", "alice")));
 			}
 			List<HttpResponse<String>> responses = new ArrayList<>();
 			for (int i = 0; i < futures.size(); i++) {
