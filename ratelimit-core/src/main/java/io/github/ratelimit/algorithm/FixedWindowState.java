@@ -51,12 +51,9 @@ final class FixedWindowState extends LimitState {
 				Long.MIN_VALUE, Long.MIN_VALUE, 0);
 	}
 
-	/**
-	 * This state's shape, counting {@code count} in the window that holds {@code now}.
-	 */
-	private FixedWindowState counting(LimitSpec spec, long now, long count) {
-		return new FixedWindowState(this.windowMicros, this.calendar, this.zone, index(spec, now), end(spec, now),
-				count);
+	/** This state's shape, counting {@code count} in the window of {@code index}. */
+	private FixedWindowState counting(long index, long end, long count) {
+		return new FixedWindowState(this.windowMicros, this.calendar, this.zone, index, end, count);
 	}
 
 	/** The window that holds {@code now}: its index, or a calendar window's start. */
@@ -64,10 +61,9 @@ final class FixedWindowState extends LimitState {
 		return (spec.calendar() != null) ? spec.calendarWindow(now)[0] : Math.floorDiv(now, spec.windowMicros());
 	}
 
-	/** When the window that holds {@code now} ends. */
-	private static long end(LimitSpec spec, long now) {
-		return (spec.calendar() != null) ? spec.calendarWindow(now)[1]
-				: (Math.floorDiv(now, spec.windowMicros()) + 1) * spec.windowMicros();
+	/** When the window of {@code index}, which holds {@code now}, ends. */
+	private static long end(LimitSpec spec, long now, long index) {
+		return (spec.calendar() != null) ? spec.calendarWindow(now)[1] : (index + 1) * spec.windowMicros();
 	}
 
 	private long used(LimitSpec spec, long now) {
@@ -76,13 +72,16 @@ final class FixedWindowState extends LimitState {
 
 	@Override
 	Transition decide(LimitSpec spec, long now, long cost, long maxDelayMicros) {
-		long used = used(spec, now);
-		long untilNextWindow = end(spec, now) - now;
+		// The window worked out once: every decision of a fixed window comes here.
+		long index = index(spec, now);
+		long end = end(spec, now, index);
+		long used = (index == this.window) ? this.count : 0;
+		long untilNextWindow = end - now;
 		// cost <= limit - used, as used + cost may overflow; used may exceed a lowered
 		// limit.
 		if (cost <= spec.limit() - used) {
 			Decision allowed = Decision.allowed(spec, spec.limit() - used - cost, untilNextWindow, 0);
-			return new Transition(allowed, counting(spec, now, used + cost), this);
+			return new Transition(allowed, counting(index, end, used + cost), this);
 		}
 		long retryAfter = (cost > spec.limit()) ? Decision.NEVER : untilNextWindow;
 		return Transition
@@ -91,9 +90,10 @@ final class FixedWindowState extends LimitState {
 
 	@Override
 	public LimitState charge(LimitSpec spec, long now, long cost) {
-		long used = used(spec, now);
+		long index = index(spec, now);
+		long used = (index == this.window) ? this.count : 0;
 		long after = charged(used, cost, spec.limit());
-		return (after == used) ? this : counting(spec, now, after);
+		return (after == used) ? this : counting(index, end(spec, now, index), after);
 	}
 
 	@Override
@@ -112,7 +112,8 @@ final class FixedWindowState extends LimitState {
 
 	@Override
 	long resetAfterMicros(LimitSpec spec, long now) {
-		return (used(spec, now) > 0) ? end(spec, now) - now : 0;
+		long index = index(spec, now);
+		return (index == this.window && this.count > 0) ? end(spec, now, index) - now : 0;
 	}
 
 	@Override

@@ -669,21 +669,33 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	@Override
 	public void charge(String bucket, String key, List<LimitSpec> limits, long[] costs) {
 		StoreArguments.check(bucket, key, limits, costs);
-		if (!this.outage.pending(bucket, key) && this.breaker.tryAcquire()) {
-			try {
-				this.primary.charge(bucket, key, limits, costs);
-				recordSuccess();
-				return;
-			}
-			catch (RateLimitStoreException ex) {
-				recordFailure(ex);
-			}
-			catch (RuntimeException ex) {
-				this.breaker.onIgnored();
-				throw ex;
-			}
+		if (!takenByPrimary(bucket, key, () -> this.primary.charge(bucket, key, limits, costs))) {
+			this.outage.charge(bucket, key, limits, costs);
 		}
-		this.outage.charge(bucket, key, limits, costs);
+	}
+
+	/**
+	 * Takes permits on the primary unless it fails, its breaker is open, or the key's
+	 * fallback admissions are not yet written back (they must reach it first).
+	 * @return whether the primary took them
+	 */
+	private boolean takenByPrimary(String bucket, String key, Runnable take) {
+		if (this.outage.pending(bucket, key) || !this.breaker.tryAcquire()) {
+			return false;
+		}
+		try {
+			take.run();
+		}
+		catch (RateLimitStoreException ex) {
+			recordFailure(ex);
+			return false;
+		}
+		catch (RuntimeException ex) {
+			this.breaker.onIgnored();
+			throw ex;
+		}
+		recordSuccess();
+		return true;
 	}
 
 	/**
@@ -695,22 +707,11 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	@Override
 	public void owe(String bucket, String key, List<LimitSpec> limits, long permits) {
 		StoreArguments.check(bucket, key, limits, permits);
-		if (!this.outage.pending(bucket, key) && this.breaker.tryAcquire()) {
-			try {
-				this.primary.owe(bucket, key, limits, permits);
-				recordSuccess();
-				// A rejection remembered before the debt would answer with a retry-after
-				// that the debt no longer keeps.
-				forget(bucket, key);
-				return;
-			}
-			catch (RateLimitStoreException ex) {
-				recordFailure(ex);
-			}
-			catch (RuntimeException ex) {
-				this.breaker.onIgnored();
-				throw ex;
-			}
+		if (takenByPrimary(bucket, key, () -> this.primary.owe(bucket, key, limits, permits))) {
+			// A rejection remembered before the debt would answer with a retry-after that
+			// the debt no longer keeps.
+			forget(bucket, key);
+			return;
 		}
 		long[] costs = new long[limits.size()];
 		Arrays.fill(costs, permits);
