@@ -55,13 +55,17 @@ public final class Decision {
 
 	private final Origin origin;
 
+	private final boolean penaltyStarted;
+
 	private Decision(boolean allowed, long limit, long remaining, long resetAfterMicros, long retryAfterMicros,
 			long delayMicros, @Nullable LimitSpec spec, @Nullable List<Decision> limits) {
-		this(allowed, limit, remaining, resetAfterMicros, retryAfterMicros, delayMicros, spec, limits, Origin.STORE);
+		this(allowed, limit, remaining, resetAfterMicros, retryAfterMicros, delayMicros, spec, limits, Origin.STORE,
+				false);
 	}
 
 	private Decision(boolean allowed, long limit, long remaining, long resetAfterMicros, long retryAfterMicros,
-			long delayMicros, @Nullable LimitSpec spec, @Nullable List<Decision> limits, Origin origin) {
+			long delayMicros, @Nullable LimitSpec spec, @Nullable List<Decision> limits, Origin origin,
+			boolean penaltyStarted) {
 		this.allowed = allowed;
 		this.limit = limit;
 		this.remaining = Math.max(0, remaining);
@@ -71,6 +75,7 @@ public final class Decision {
 		this.spec = spec;
 		this.limits = limits;
 		this.origin = origin;
+		this.penaltyStarted = penaltyStarted && !allowed;
 	}
 
 	/**
@@ -111,8 +116,10 @@ public final class Decision {
 			throw new IllegalArgumentException("decisions must not be empty");
 		}
 		boolean allowed = true;
+		boolean penaltyStarted = false;
 		for (Decision decision : decisions) {
 			allowed &= decision.allowed;
+			penaltyStarted |= decision.penaltyStarted;
 		}
 		Decision binding = null;
 		long resetAfter = 0;
@@ -133,7 +140,7 @@ public final class Decision {
 		// limit.
 		Objects.requireNonNull(binding);
 		return new Decision(allowed, binding.limit, binding.remaining, resetAfter, binding.retryAfterMicros, delay,
-				binding.spec, List.copyOf(decisions));
+				binding.spec, List.copyOf(decisions), Origin.STORE, penaltyStarted);
 	}
 
 	/**
@@ -268,14 +275,62 @@ public final class Decision {
 			marked = List.copyOf(marked);
 		}
 		return new Decision(this.allowed, this.limit, this.remaining, this.resetAfterMicros, this.retryAfterMicros,
-				this.delayMicros, this.spec, marked, origin);
+				this.delayMicros, this.spec, marked, origin, this.penaltyStarted);
+	}
+
+	/**
+	 * Returns whether this rejection blocked its key for a limit's
+	 * {@link LimitSpec#penalty() penalty}: true for the one rejection that starts a
+	 * block, false for the rejections answered while it lasts (and for a decision
+	 * {@link #repeated() repeated} to another request). A combined decision returns
+	 * whether any of its limits started one.
+	 * @return whether a penalty started with this decision
+	 */
+	public boolean penaltyStarted() {
+		return this.penaltyStarted;
+	}
+
+	/**
+	 * Returns this rejection marked as the one that blocked its key for its limit's
+	 * penalty; for stores.
+	 * @return a copy marked as starting a penalty
+	 * @throws IllegalStateException when this decision allows
+	 */
+	public Decision startingPenalty() {
+		if (this.allowed) {
+			throw new IllegalStateException("An allowed decision starts no penalty: " + this);
+		}
+		return new Decision(this.allowed, this.limit, this.remaining, this.resetAfterMicros, this.retryAfterMicros,
+				this.delayMicros, this.spec, this.limits, this.origin, true);
+	}
+
+	/**
+	 * Returns this decision as given again, to another request that asked alike (a
+	 * batch's run of identical rejections, a cached rejection): it took the same permits,
+	 * but started no penalty.
+	 * @return this decision, unmarked when it started a penalty
+	 */
+	public Decision repeated() {
+		if (!this.penaltyStarted) {
+			return this;
+		}
+		List<Decision> unmarked = null;
+		if (this.limits != null) {
+			unmarked = new ArrayList<>(this.limits.size());
+			for (Decision decision : this.limits) {
+				unmarked.add(decision.repeated());
+			}
+			unmarked = List.copyOf(unmarked);
+		}
+		return new Decision(this.allowed, this.limit, this.remaining, this.resetAfterMicros, this.retryAfterMicros,
+				this.delayMicros, this.spec, unmarked, this.origin, false);
 	}
 
 	/**
 	 * Returns this decision as it stands {@code micros} later with nothing else
 	 * happening: its retry-after and reset-after shortened by that time (never below
 	 * zero; {@link #NEVER} stays {@code NEVER}), for every limit of a combined decision
-	 * too.
+	 * too. An aged decision is {@link #repeated()}: it starts no penalty.
 	 * @param micros the time passed, at least 0
 	 * @return this decision when no time passed, else a copy
 	 */
@@ -284,7 +339,7 @@ public final class Decision {
 			throw new IllegalArgumentException("micros must not be negative but was " + micros);
 		}
 		if (micros == 0) {
-			return this;
+			return repeated();
 		}
 		List<Decision> aged = null;
 		if (this.limits != null) {
@@ -296,7 +351,7 @@ public final class Decision {
 		}
 		long retryAfter = (this.retryAfterMicros == NEVER) ? NEVER : this.retryAfterMicros - micros;
 		return new Decision(this.allowed, this.limit, this.remaining, this.resetAfterMicros - micros, retryAfter,
-				this.delayMicros, this.spec, aged, this.origin);
+				this.delayMicros, this.spec, aged, this.origin, false);
 	}
 
 	@Override
@@ -306,6 +361,7 @@ public final class Decision {
 				+ ((this.retryAfterMicros == NEVER) ? "never" : Durations.readableMicros(this.retryAfterMicros))
 				+ ", delay=" + Durations.readableMicros(this.delayMicros)
 				+ ((this.origin != Origin.STORE) ? ", origin=" + this.origin : "")
+				+ (this.penaltyStarted ? ", penaltyStarted" : "")
 				+ ((this.limits != null) ? ", limits=" + this.limits : "") + "}";
 	}
 

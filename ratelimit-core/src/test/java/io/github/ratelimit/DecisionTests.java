@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Tests for {@link Decision}, in particular how the decisions of several limits combine.
@@ -205,6 +206,24 @@ class DecisionTests {
 		assertThat(Decision.rejected(spec, 0, 3_000, Decision.NEVER).elapsed(1_000).retryAfterMicros())
 			.isEqualTo(Decision.NEVER);
 		assertThatIllegalArgumentException().isThrownBy(() -> rejected.elapsed(-1));
+	}
+
+	@Test
+	void aPenaltyStartedIsMarkedOnceAndCarriedByACombinationButNotByARepetition() {
+		Decision started = Decision.rejected(this.perMinute, 0, 900_000_000, 900_000_000).startingPenalty();
+		Decision combined = Decision.combine(List.of(Decision.allowed(this.perSecond, 4, 600_000, 0), started));
+		assertThat(started.penaltyStarted()).isTrue();
+		assertThat(combined.penaltyStarted()).isTrue();
+		assertThat(combined.withOrigin(Decision.Origin.FALLBACK).penaltyStarted()).isTrue();
+		assertThat(combined.repeated().penaltyStarted()).isFalse();
+		assertThat(combined.repeated().limits()).noneMatch(Decision::penaltyStarted);
+		assertThat(combined.repeated().retryAfterMicros()).isEqualTo(combined.retryAfterMicros());
+		assertThat(started.elapsed(0).penaltyStarted()).as("a cached answer").isFalse();
+		assertThat(started.elapsed(1000).penaltyStarted()).isFalse();
+		assertThat(Decision.rejected(this.perMinute, 0, 1, 1).penaltyStarted()).isFalse();
+		assertThat(started.toString()).contains("penaltyStarted");
+		assertThatIllegalStateException()
+			.isThrownBy(() -> Decision.allowed(this.perSecond, 4, 600_000, 0).startingPenalty());
 	}
 
 }

@@ -12,7 +12,9 @@
 --           and p (in debt) ask the algorithm about a request of permits (max_delay µs: the leaky bucket's
 --           bound), taking nothing.
 -- Returns   d, p: allowed, available, retry, reset_now: a rejection with no permits, a retry once the
---           debt is paid (or later, when the algorithm rejects) and a reset no earlier. o, r: nothing.
+--           debt is paid (or later, when the algorithm rejects) and a reset no earlier. o: the permits
+--           taken from what the limit had left (0 while in debt; the caller subtracts them from its exact
+--           count to know what is owed). r: nothing.
 -- Mirrors   io.github.ratelimit.algorithm.DebtState.java (and LimitState.owe)
 
 -- Two of the longest windows (100 years): a debt is paid once the limit is full again, and no time
@@ -55,7 +57,7 @@ local function debt(algorithm, op, code, key, debt_key, a, b, c, d, paid_at, per
     local q = floor_mul_div(permits, window, limit)
     return (up and not fits_under(permits, window, q, limit)) and q + 1 or q
   end
-  local wait
+  local wait, taken = nil, 0
   if op == 'r' then
     local credit = micros(false)
     if credit >= paid_at - now then
@@ -68,7 +70,7 @@ local function debt(algorithm, op, code, key, debt_key, a, b, c, d, paid_at, per
   else
     local _, available, _, _, reset_now = algorithm(code, key, a, b, c, d, 'p', 1, now, 1, nil, ttl_slack,
       skewed, backlogs, fractions, limits)
-    local taken = min(permits, max(0, available))
+    taken = min(permits, max(0, available))
     wait = reset_now
     if taken > 0 then
       local allowed, _, _, _, _, reset_after, save, s1, s2, s3, s4 = algorithm(code, key, a, b, c, d, 'd',
@@ -85,11 +87,14 @@ local function debt(algorithm, op, code, key, debt_key, a, b, c, d, paid_at, per
       end
     end
     if permits <= taken then
-      return
+      return taken
     end
     permits = permits - taken
     paid_at = now + min(max_debt, wait + micros(true))
   end
   redis.call('SET', debt_key, string.format('%d', paid_at), 'PX',
     max(1, -floor(-(paid_at - now) / 1000)) + ttl_slack)
+  if op == 'o' then
+    return taken
+  end
 end

@@ -5,14 +5,15 @@
 --           in µs and the block found before the algorithm ran (blocked_until µs, or nil; while blocked the
 --           algorithm answered without taking). Blocks the key when a decision is rejected, unless the
 --           request could never be allowed (retry -1) or the key is blocked already (not lengthened).
--- Returns   allowed, available, retry, reset_now: while blocked, a rejection with no permits, a retry
---           at the block's end (or later, when the algorithm rejects) and a reset no earlier; otherwise
---           the algorithm's answer.
+-- Returns   allowed, available, retry, reset_now: while blocked, a rejection with no permits (allowed -1
+--           for the one that starts the block, else 0), a retry at the block's end (or later, when the
+--           algorithm rejects) and a reset no earlier; otherwise the algorithm's answer.
 -- Mirrors   io.github.ratelimit.algorithm.PenaltyState.java (and LimitState.acquire, which starts it)
 
 local function penalize(key, penalty, op, now, ttl_slack, blocked_until, allowed, available, retry, reset_now)
+  local rejected = 0
   if not blocked_until and op == 'd' and allowed == 0 and retry >= 0 then
-    blocked_until = now + penalty
+    blocked_until, rejected = now + penalty, -1
     redis.call('SET', key, string.format('%d', blocked_until), 'PX',
       math.max(1, -math.floor(-penalty / 1000)) + ttl_slack)
   end
@@ -21,7 +22,7 @@ local function penalize(key, penalty, op, now, ttl_slack, blocked_until, allowed
   end
   local blocked = blocked_until - now
   if allowed == 0 and retry >= 0 and retry > blocked then
-    return 0, 0, retry, math.max(reset_now, blocked)
+    return rejected, 0, retry, math.max(reset_now, blocked)
   end
-  return 0, 0, blocked, math.max(reset_now, blocked)
+  return rejected, 0, blocked, math.max(reset_now, blocked)
 end

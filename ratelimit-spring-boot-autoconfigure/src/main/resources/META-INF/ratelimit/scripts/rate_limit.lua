@@ -23,9 +23,9 @@
 --           three are sent, then the n decisions as runs of identical ones: each run's number of requests,
 --           their cost and their longest delay ("" = none). For c and u all three are sent, then one cost
 --           per limit (a window counts them all, up to a debt of one limit; a bucket takes what it has).
--- Returns   d, p: per limit { allowed 0|1, remaining, reset_after µs, delay µs if allowed else
---           retry_after µs (-1 = never) }; r, x, c, o: {}; u: { 1 } when taken, { 0 } when a limit had a
---           state. b: per run { admitted k, records m, base, base fraction, step, step fraction }, m
+-- Returns   d, p: per limit { allowed 1, or 0, or -1 when rejected and a penalty started, remaining,
+--           reset_after µs, delay µs if allowed else retry_after µs (-1 = never) }; o: per limit the permits
+--           taken from what it had left (the rest is owed); r, x, c: {}; u: { 1 } when taken, { 0 } else. b: per run { admitted k, records m, base, base fraction, step, step fraction }, m
 --           replies as d gives them, then, if k is less than the run, its first rejection's reply, which
 --           the rest of the run gets too. As n calls of d at one instant. m < k when one limit alone took
 --           the k - m after the m-th at once (bucket_run.lua, fixed_window.lua): base is its state before
@@ -40,8 +40,7 @@ local op = ARGV[1]
 if op == 'h' then
   --+ heartbeat.lua
 end
-local max = math.max
-local cost = tonumber(ARGV[2])
+local max, cost = math.max, tonumber(ARGV[2])
 -- A first walk checks every code before any limit runs, counts the limits, finds the optional arguments.
 local count, penalties, arg = 0, 0, 3
 while true do
@@ -117,8 +116,8 @@ while requests > 0 do
       -- So does a limit in debt (debt.lua; its rejections start no penalty; a charge reaches its state).
       local paid_at = (op ~= 'c') and tonumber(redis.call('GET', KEYS[count + i])) or nil
       paid_at = (paid_at and paid_at > now) and paid_at or nil
-      local code, a, b = ARGV[arg], tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2])
-      local c, d = tonumber(ARGV[arg + 3]), tonumber(ARGV[arg + 4])
+      local code, a, b, c, d = ARGV[arg], tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]),
+        tonumber(ARGV[arg + 3]), tonumber(ARGV[arg + 4])
       arg = arg + ((code == 'fw' or code == 'sw' or code == 'sl') and 3 or (code == 'fc') and 5 or 4)
       if charging then
         cost = (op == 'c') and tonumber(ARGV[charges + i]) or 1
@@ -144,9 +143,11 @@ while requests > 0 do
       states[at + 1], states[at + 2], states[at + 3], states[at + 4], states[at + 5] = save, s1, s2, s3, s4
       -- Decide and peek: allowed, remaining, reset_after, then the delay or the retry_after.
       at = out + 4 * i - 4
-      if allowed == 0 then
+      if op == 'o' then
+        reply[i] = allowed
+      elseif allowed == 0 or allowed == -1 then
         all_allowed = false
-        reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 0, max(0, available), reset_now, retry
+        reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = allowed, max(0, available), reset_now, retry
       elseif op == 'd' then
         reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available - cost), reset_after,
           delay
@@ -193,7 +194,4 @@ for key, ahead in pairs(backlogs) do
   --+ bucket_write.lua
   bucket_write(key, ahead, fractions[key], limits[key], now, ttl_slack)
 end
-if restoring then
-  return { 1 }
-end
-return reply
+return restoring and { 1 } or reply

@@ -245,17 +245,18 @@ public final class Acquirer {
 		}
 		PermitRequest request = reserved.request();
 		long estimate = request.cost();
+		long owed = 0;
 		if (actual < estimate) {
 			PermitRequest returned = new PermitRequest(request.bucket(), request.key(), request.limits(),
 					estimate - actual, request.waitPolicy());
 			giveBack(returned, reserved.decision());
 		}
 		else if (actual > estimate) {
-			this.store.owe(request.bucket().name(), request.key(), request.limits(), actual - estimate);
+			owed = this.store.owe(request.bucket().name(), request.key(), request.limits(), actual - estimate);
 		}
 		for (RateLimitObserver observer : this.observers) {
 			try {
-				observer.onSettled(reserved, actual);
+				observer.onSettled(reserved, actual, owed);
 			}
 			catch (RuntimeException ex) {
 				logger.log(Level.WARNING, "Rate limit observer " + observer.getClass().getName() + " failed", ex);

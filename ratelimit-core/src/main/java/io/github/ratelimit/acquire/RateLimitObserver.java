@@ -22,8 +22,10 @@ public interface RateLimitObserver {
 	 * ({@link Acquirer#settle}), after the store took or gave back the difference.
 	 * @param reserved the reservation's result; its cost is the estimate
 	 * @param actual the permits the call used
+	 * @param owed the permits of the excess that the key owes (a limit had fewer left), 0
+	 * when it had them all or the call used no more than its estimate
 	 */
-	default void onSettled(RateLimitResult reserved, long actual) {
+	default void onSettled(RateLimitResult reserved, long actual, long owed) {
 	}
 
 	/**

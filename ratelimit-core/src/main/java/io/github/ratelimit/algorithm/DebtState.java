@@ -106,6 +106,11 @@ final class DebtState extends LimitState {
 		return new DebtState(this.inner, paidAt(now, this.paidAt - now, micros(spec, now, permits, true)));
 	}
 
+	@Override
+	public long owed(LimitSpec spec, long now, long permits) {
+		return inDebt(now) ? permits : this.inner.owed(spec, now, permits);
+	}
+
 	/**
 	 * While in debt, a refund pays the debt off by the time its permits take to come
 	 * back, rounded down; what is left of it once the debt is paid is not given to the

@@ -150,8 +150,7 @@ public abstract sealed class LimitState permits BucketState, FixedWindowState, S
 	 */
 	public LimitState owe(LimitSpec spec, long now, long permits) {
 		LimitState kept = peek(spec, now).kept();
-		// A window over a lowered limit has less than nothing available.
-		long taken = Math.min(permits, Math.max(0, kept.available(spec, now)));
+		long taken = permits - owedPast(kept, spec, now, permits);
 		LimitState after = kept;
 		if (taken > 0) {
 			Transition transition = kept.decide(spec, now, taken, Long.MAX_VALUE);
@@ -163,6 +162,23 @@ public abstract sealed class LimitState permits BucketState, FixedWindowState, S
 			}
 		}
 		return (permits > taken) ? DebtState.start(spec, now, after, permits - taken) : after;
+	}
+
+	/**
+	 * Returns how many of {@code permits} {@link #owe} would owe: those beyond what the
+	 * limit has left now (all of them while the key is in debt).
+	 * @param spec the limit; one this state {@link #fits}
+	 * @param now the time in microseconds
+	 * @param permits the permits to take, zero or more
+	 * @return the permits that would go into debt
+	 */
+	public long owed(LimitSpec spec, long now, long permits) {
+		return owedPast(peek(spec, now).kept(), spec, now, permits);
+	}
+
+	private static long owedPast(LimitState kept, LimitSpec spec, long now, long permits) {
+		// A window over a lowered limit has less than nothing available.
+		return permits - Math.min(permits, Math.max(0, kept.available(spec, now)));
 	}
 
 	/**

@@ -30,11 +30,12 @@ final class PenaltyState extends LimitState {
 	 * @param spec the limit, with a penalty
 	 * @param now the time of the rejected request, µs
 	 * @param kept the algorithm's state after the rejection
-	 * @return the rejection, with a retry-after at the end of the block
+	 * @return the rejection, with a retry-after at the end of the block, marked as
+	 * {@link Decision#penaltyStarted() starting it}
 	 */
 	static Transition start(LimitSpec spec, long now, Transition rejected) {
 		long penalty = spec.penaltyMicros();
-		return Transition.rejected(rejection(spec, now, rejected, penalty),
+		return Transition.rejected(rejection(spec, now, rejected, penalty).startingPenalty(),
 				new PenaltyState(rejected.kept(), now + penalty));
 	}
 
@@ -88,6 +89,11 @@ final class PenaltyState extends LimitState {
 	public LimitState charge(LimitSpec spec, long now, long cost) {
 		LimitState charged = this.inner.charge(spec, now, cost);
 		return (now < this.until) ? new PenaltyState(charged, this.until) : charged;
+	}
+
+	@Override
+	public long owed(LimitSpec spec, long now, long permits) {
+		return this.inner.owed(spec, now, permits);
 	}
 
 	@Override

@@ -139,13 +139,15 @@ public interface RateLimitStore extends AutoCloseable {
 	 * @param key the key within the bucket
 	 * @param limits the limits
 	 * @param permits the permits to take, at least 1
+	 * @return the permits owed past what a limit had left (the most of any limit): 0 when
+	 * every limit had them all
 	 * @throws IllegalArgumentException for a null bucket, key or limit, no limits or
 	 * fewer than 1 permit
 	 * @throws RateLimitStoreException when the store cannot answer
 	 * @throws UnsupportedOperationException when the store cannot take permits this way
 	 * (the default; both stores of this library can)
 	 */
-	default void owe(String bucket, String key, List<LimitSpec> limits, long permits) {
+	default long owe(String bucket, String key, List<LimitSpec> limits, long permits) {
 		throw new UnsupportedOperationException("Rate limit store '" + name() + "' cannot settle beyond a reservation");
 	}
 

@@ -28,7 +28,7 @@ public final class RecordingObserver implements RateLimitObserver {
 	}
 
 	@Override
-	public synchronized void onSettled(RateLimitResult reserved, long actual) {
+	public synchronized void onSettled(RateLimitResult reserved, long actual, long owed) {
 		this.settled.add(actual);
 	}
 

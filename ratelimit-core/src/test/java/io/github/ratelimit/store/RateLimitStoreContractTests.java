@@ -1281,6 +1281,7 @@ public abstract class RateLimitStoreContractTests {
 		assertThat(rejected.remaining()).isZero();
 		assertThat(rejected.retryAfterMicros()).isEqualTo(15 * 60 * SECOND);
 		assertThat(rejected.resetAfterMicros()).isGreaterThanOrEqualTo(15 * 60 * SECOND);
+		assertThat(rejected.penaltyStarted()).isTrue();
 		// Long after the algorithm would allow again, the block still rejects, with the
 		// retry-after counting down to its end: requests during it do not lengthen it.
 		this.time.advanceMicros(10 * 60 * SECOND);
@@ -1288,9 +1289,11 @@ public abstract class RateLimitStoreContractTests {
 		assertThat(blocked.allowed()).isFalse();
 		assertThat(blocked.remaining()).isZero();
 		assertThat(blocked.retryAfterMicros()).isEqualTo(5 * 60 * SECOND);
+		assertThat(blocked.penaltyStarted()).as("a rejection while blocked").isFalse();
 		Decision peeked = peek(spec);
 		assertThat(peeked.allowed()).isFalse();
 		assertThat(peeked.retryAfterMicros()).isEqualTo(5 * 60 * SECOND);
+		assertThat(peeked.penaltyStarted()).isFalse();
 		assertHonest(spec, blocked, 1);
 		assertThat(decide(spec).remaining()).as("after the block").isEqualTo(L - 2);
 	}
@@ -1300,12 +1303,16 @@ public abstract class RateLimitStoreContractTests {
 	void aBlockTakesNoPermitsAndAPeekOrANeverAllowedRequestStartsNone(Algorithm algorithm) {
 		LimitSpec spec = spec(algorithm).toBuilder().penalty(Duration.ofMinutes(1)).build();
 		exhaust(spec);
-		assertThat(peek(spec).allowed()).isFalse();
-		assertThat(decide("k", spec, L + 1).retryAfterMicros()).as("a cost above the capacity")
-			.isEqualTo(Decision.NEVER);
+		Decision peeked = peek(spec);
+		assertThat(peeked.allowed()).isFalse();
+		assertThat(peeked.penaltyStarted()).isFalse();
+		Decision never = decide("k", spec, L + 1);
+		assertThat(never.retryAfterMicros()).as("a cost above the capacity").isEqualTo(Decision.NEVER);
+		assertThat(never.penaltyStarted()).isFalse();
 		Decision rejected = decide(spec);
 		assertThat(rejected.retryAfterMicros()).as("the first rejection that could be allowed later")
 			.isEqualTo(60 * SECOND);
+		assertThat(rejected.penaltyStarted()).isTrue();
 		this.time.advanceMicros(60 * SECOND);
 		// The algorithm's own state went on refilling during the block: every permit is
 		// back after the minute (a window is 10 seconds), none was taken by the block.
@@ -1336,8 +1343,13 @@ public abstract class RateLimitStoreContractTests {
 		assertThat(rejected.allowed()).isFalse();
 		assertThat(rejected.retryAfterMicros()).isEqualTo(15 * 60 * SECOND);
 		assertThat(rejected.limits().get(0).allowed()).as("the limit without a penalty").isTrue();
+		assertThat(rejected.penaltyStarted()).isTrue();
+		assertThat(rejected.limits().get(1).penaltyStarted()).isTrue();
+		assertThat(rejected.limits().get(0).penaltyStarted()).isFalse();
 		this.time.advanceMicros(2 * W);
-		assertThat(this.store.decide(this.bucket, "k", both, 1).allowed()).as("still blocked").isFalse();
+		Decision blocked = this.store.decide(this.bucket, "k", both, 1);
+		assertThat(blocked.allowed()).as("still blocked").isFalse();
+		assertThat(blocked.penaltyStarted()).isFalse();
 		assertThat(decide("other", penalized, 1).allowed()).as("another key").isTrue();
 	}
 
@@ -1357,7 +1369,7 @@ public abstract class RateLimitStoreContractTests {
 	void owingWhatIsLeftTakesItAsADecisionOfTheWholeCostWould(Algorithm algorithm) {
 		LimitSpec spec = spec(algorithm);
 		assertThat(decide("k", spec, 3).allowed()).isTrue();
-		this.store.owe(this.bucket, "k", List.of(spec), 2);
+		assertThat(this.store.owe(this.bucket, "k", List.of(spec), 2)).as("owed").isZero();
 		assertThat(decide("same", spec, 5).allowed()).isTrue();
 		Decision owed = peek(spec);
 		Decision decided = this.store.peek(this.bucket, "same", List.of(spec));
@@ -1371,7 +1383,7 @@ public abstract class RateLimitStoreContractTests {
 	void owingMoreThanIsLeftPutsTheKeyIntoDebtUntilThePermitsComeBackAtTheLimitsRate(Algorithm algorithm) {
 		LimitSpec spec = spec(algorithm);
 		Decision taken = decide("k", spec, L - 2);
-		this.store.owe(this.bucket, "k", List.of(spec), 7);
+		assertThat(this.store.owe(this.bucket, "k", List.of(spec), 7)).as("owed").isEqualTo(5);
 		// 2 permits were left; the other 5 come back, one every W / L, once the limit is
 		// full again.
 		Decision rejected = decide(spec);
@@ -1389,7 +1401,7 @@ public abstract class RateLimitStoreContractTests {
 	@EnumSource(Algorithm.class)
 	void aDebtIsPaidWhileNobodyAsksAndTakesNothingWhileItLasts(Algorithm algorithm) {
 		LimitSpec spec = spec(algorithm);
-		this.store.owe(this.bucket, "k", List.of(spec), 3 * L);
+		assertThat(this.store.owe(this.bucket, "k", List.of(spec), 3 * L)).as("owed").isEqualTo(2 * L);
 		Decision peeked = peek(spec);
 		assertThat(peeked.allowed()).isFalse();
 		assertThat(peeked.retryAfterMicros()).isEqualTo(decide("same", spec, L).resetAfterMicros() + 2 * W);
@@ -1405,9 +1417,9 @@ public abstract class RateLimitStoreContractTests {
 	@EnumSource(Algorithm.class)
 	void owingWhileInDebtLengthensItAndARefundShortensIt(Algorithm algorithm) {
 		LimitSpec spec = spec(algorithm);
-		this.store.owe(this.bucket, "k", List.of(spec), L + 4);
+		assertThat(this.store.owe(this.bucket, "k", List.of(spec), L + 4)).as("owed").isEqualTo(4);
 		long first = peek(spec).retryAfterMicros();
-		this.store.owe(this.bucket, "k", List.of(spec), 3);
+		assertThat(this.store.owe(this.bucket, "k", List.of(spec), 3)).as("owed while in debt").isEqualTo(3);
 		assertThat(peek(spec).retryAfterMicros()).isEqualTo(first + 3 * W / L);
 		this.store.refund(this.bucket, "k", List.of(spec), 5);
 		Decision rejected = decide(spec);
@@ -1421,7 +1433,7 @@ public abstract class RateLimitStoreContractTests {
 		LimitSpec spec = spec(algorithm);
 		LimitSpec roomy = LimitSpec.of(1000, Duration.ofSeconds(1), Algorithm.FIXED_WINDOW);
 		List<LimitSpec> both = List.of(roomy, spec);
-		this.store.owe(this.bucket, "k", both, L + 1);
+		assertThat(this.store.owe(this.bucket, "k", both, L + 1)).as("owed to the tighter limit").isEqualTo(1);
 		Decision rejected = this.store.decide(this.bucket, "k", both, 1);
 		assertThat(rejected.allowed()).isFalse();
 		assertThat(rejected.limits().get(0).allowed()).as("the limit with room").isTrue();
@@ -1438,6 +1450,7 @@ public abstract class RateLimitStoreContractTests {
 		this.store.owe(this.bucket, "k", List.of(spec), L + 1);
 		Decision inDebt = decide(spec);
 		assertThat(inDebt.allowed()).isFalse();
+		assertThat(inDebt.penaltyStarted()).isFalse();
 		assertThat(inDebt.retryAfterMicros()).isLessThan(15 * 60 * SECOND);
 		assertHonest(spec, inDebt, 1);
 		// Blocked for the penalty, then in debt past its end: the longer one decides.

@@ -22,7 +22,11 @@ public final class RateLimitStatistics implements RateLimitObserver {
 
 	@Override
 	public void onDecision(RateLimitResult result) {
-		counts(result.bucket().name()).add(result.outcome());
+		Counts counts = counts(result.bucket().name());
+		counts.add(result.outcome());
+		if (result.decision().penaltyStarted()) {
+			counts.penalties.increment();
+		}
 	}
 
 	@Override
@@ -31,8 +35,8 @@ public final class RateLimitStatistics implements RateLimitObserver {
 	}
 
 	@Override
-	public void onSettled(RateLimitResult reserved, long actual) {
-		counts(reserved.bucket().name()).settled(reserved.request().cost(), actual);
+	public void onSettled(RateLimitResult reserved, long actual, long owed) {
+		counts(reserved.bucket().name()).settled(reserved.request().cost(), actual, owed);
 	}
 
 	/**
@@ -72,17 +76,39 @@ public final class RateLimitStatistics implements RateLimitObserver {
 
 		private final LongAdder excess = new LongAdder();
 
+		private final LongAdder owed = new LongAdder();
+
+		private final LongAdder penalties = new LongAdder();
+
 		void add(Outcome outcome) {
 			this.byOutcome[outcome.ordinal()].increment();
 		}
 
-		void settled(long estimate, long actual) {
+		void settled(long estimate, long actual, long owed) {
 			this.settlements.increment();
 			this.reserved.add(estimate);
 			this.used.add(actual);
 			if (actual > estimate) {
 				this.excess.add(actual - estimate);
 			}
+			this.owed.add(owed);
+		}
+
+		/**
+		 * Returns the permits of the excess that keys went into debt for: those a limit
+		 * did not have left.
+		 * @return the sum since startup
+		 */
+		public long owed() {
+			return this.owed.sum();
+		}
+
+		/**
+		 * Returns how many rejections blocked their key for a limit's penalty.
+		 * @return the count since startup
+		 */
+		public long penalties() {
+			return this.penalties.sum();
 		}
 
 		/**

@@ -296,9 +296,9 @@ public class RateLimitsEndpoint {
 		return new BucketDescriptor(bucket.name(), bucket.source().name().toLowerCase(Locale.ROOT),
 				bucket.mode().name().toLowerCase(Locale.ROOT), limits(bucket.limits(), perCall != null), perCall,
 				counts.count(Outcome.ALLOWED), counts.count(Outcome.WAITED), counts.count(Outcome.REJECTED),
-				counts.count(Outcome.SHADOW_REJECTED), counts.count(Outcome.ERROR),
+				counts.count(Outcome.SHADOW_REJECTED), counts.count(Outcome.ERROR), counts.penalties(),
 				(counts.settlements() == 0) ? null : new SettlementsDescriptor(counts.settlements(), counts.reserved(),
-						counts.used(), counts.excess()));
+						counts.used(), counts.excess(), counts.owed()));
 	}
 
 	/**
@@ -369,12 +369,14 @@ public class RateLimitsEndpoint {
 	 * @param rejected rejected requests since startup (after any wait)
 	 * @param shadowRejected requests a shadow bucket would have rejected
 	 * @param errors requests the store could not decide
+	 * @param penaltiesStarted rejections since startup that blocked their key for a
+	 * limit's {@code penalty}
 	 * @param settled the reservations settled since startup, or {@code null} when none
 	 * was
 	 */
 	public record BucketDescriptor(String name, String source, String mode, List<LimitDescriptor> limits,
 			@Nullable String limitPerCall, long allowed, long waited, long rejected, long shadowRejected, long errors,
-			@Nullable SettlementsDescriptor settled) {
+			long penaltiesStarted, @Nullable SettlementsDescriptor settled) {
 	}
 
 	/**
@@ -385,8 +387,10 @@ public class RateLimitsEndpoint {
 	 * @param used the permits they really used
 	 * @param excess the permits used beyond what was reserved: taken even past the limit,
 	 * into debt when it had less left
+	 * @param owed the permits of the excess that keys owe: those a limit did not have
+	 * left (the key is rejected until they have come back at the limit's rate)
 	 */
-	public record SettlementsDescriptor(long settlements, long reserved, long used, long excess) {
+	public record SettlementsDescriptor(long settlements, long reserved, long used, long excess, long owed) {
 	}
 
 	/**

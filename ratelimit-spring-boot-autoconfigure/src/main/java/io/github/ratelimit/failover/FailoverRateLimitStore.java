@@ -703,19 +703,22 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 	 * the key's fallback admissions are not yet written back), from this instance's share
 	 * as a {@link #charge}, written back with them: an outage keeps no debt, and a window
 	 * counts such permits up to one limit beyond it.
+	 * @return the primary's debt; 0 while it fails
 	 */
 	@Override
-	public void owe(String bucket, String key, List<LimitSpec> limits, long permits) {
+	public long owe(String bucket, String key, List<LimitSpec> limits, long permits) {
 		StoreArguments.check(bucket, key, limits, permits);
-		if (takenByPrimary(bucket, key, () -> this.primary.owe(bucket, key, limits, permits))) {
+		long[] owed = new long[1];
+		if (takenByPrimary(bucket, key, () -> owed[0] = this.primary.owe(bucket, key, limits, permits))) {
 			// A rejection remembered before the debt would answer with a retry-after that
 			// the debt no longer keeps.
 			forget(bucket, key);
-			return;
+			return owed[0];
 		}
 		long[] costs = new long[limits.size()];
 		Arrays.fill(costs, permits);
 		this.outage.charge(bucket, key, limits, costs);
+		return 0;
 	}
 
 	/**

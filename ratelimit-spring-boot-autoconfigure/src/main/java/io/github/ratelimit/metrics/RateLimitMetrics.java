@@ -47,6 +47,9 @@ public final class RateLimitMetrics implements RateLimitObserver, MeterBinder {
 	/** Per bucket: permits reserved, used and used beyond the reservation. */
 	private final Map<String, Counter[]> settlements = new ConcurrentHashMap<>();
 
+	/** {@code ratelimit.penalties} per bucket, registered on first use. */
+	private final Map<String, Counter> penalties = new ConcurrentHashMap<>();
+
 	private volatile @Nullable MeterRegistry registry;
 
 	private volatile @Nullable Timer latency;
@@ -98,7 +101,27 @@ public final class RateLimitMetrics implements RateLimitObserver, MeterBinder {
 		if (counters != null && nearLimit(result)) {
 			counters[NEAR_LIMIT].increment();
 		}
+		if (result.decision().penaltyStarted()) {
+			penaltyStarted(result.bucket().name());
+		}
 		record(result.storeNanos());
+	}
+
+	/**
+	 * Counts {@code ratelimit.penalties} (tagged with the bucket): rejections that
+	 * blocked their key for a limit's penalty.
+	 */
+	private void penaltyStarted(String bucket) {
+		MeterRegistry registry = this.registry;
+		if (registry != null) {
+			this.penalties
+				.computeIfAbsent(bucket,
+						(name) -> Counter.builder("ratelimit.penalties")
+							.description("Rejections that blocked their key for the limit's penalty")
+							.tag("bucket", name)
+							.register(registry))
+				.increment();
+		}
 	}
 
 	/**
@@ -120,27 +143,31 @@ public final class RateLimitMetrics implements RateLimitObserver, MeterBinder {
 	 * Counts a settled reservation's permits: {@code ratelimit.permits.reserved} (its
 	 * estimate), {@code ratelimit.permits.used} (what the call used) and
 	 * {@code ratelimit.permits.excess} (used beyond the estimate: taken even past the
-	 * limit, into debt when it had less left), each tagged with the bucket.
+	 * limit) and {@code ratelimit.permits.owed} (the part of the excess that a limit did
+	 * not have left: the key's debt), each tagged with the bucket.
 	 */
 	@Override
-	public void onSettled(RateLimitResult reserved, long actual) {
+	public void onSettled(RateLimitResult reserved, long actual, long owed) {
 		MeterRegistry registry = this.registry;
 		if (registry == null) {
 			return;
 		}
 		String bucket = reserved.bucket().name();
-		Counter[] permits = this.settlements.computeIfAbsent(bucket,
-				(name) -> new Counter[] {
-						permits(registry, "ratelimit.permits.reserved", "Permits reserved by calls that settled", name),
-						permits(registry, "ratelimit.permits.used", "Permits that calls which settled really used",
-								name),
-						permits(registry, "ratelimit.permits.excess",
-								"Permits that calls used beyond their reservation, taken even past the limit", name) });
+		Counter[] permits = this.settlements.computeIfAbsent(bucket, (name) -> new Counter[] {
+				permits(registry, "ratelimit.permits.reserved", "Permits reserved by calls that settled", name),
+				permits(registry, "ratelimit.permits.used", "Permits that calls which settled really used", name),
+				permits(registry, "ratelimit.permits.excess",
+						"Permits that calls used beyond their reservation, taken even past the limit", name),
+				permits(registry, "ratelimit.permits.owed",
+						"Permits used beyond a reservation that the limit did not have left: owed as debt", name) });
 		long estimate = reserved.request().cost();
 		permits[0].increment(estimate);
 		permits[1].increment(actual);
 		if (actual > estimate) {
 			permits[2].increment(actual - estimate);
+		}
+		if (owed > 0) {
+			permits[3].increment(owed);
 		}
 	}
 

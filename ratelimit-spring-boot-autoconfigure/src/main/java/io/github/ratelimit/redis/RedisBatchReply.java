@@ -106,8 +106,9 @@ final class RedisBatchReply {
 				// Rejected alike: a rejection changes nothing the next one sees.
 				Decision rejected = decision(reply, at, limits);
 				at += perRequest;
-				for (long i = admitted; i < run; i++) {
-					decisions.add(rejected);
+				decisions.add(rejected);
+				for (long i = admitted + 1; i < run; i++) {
+					decisions.add(rejected.repeated());
 				}
 			}
 			first += run;
@@ -130,7 +131,9 @@ final class RedisBatchReply {
 	}
 
 	private static Decision decision(List<Object> reply, int offset, LimitSpec spec) {
-		boolean allowed = ((Long) reply.get(offset)) == 1L;
+		// 1 allowed, 0 rejected, -1 rejected and the key blocked for the limit's penalty.
+		long answer = (Long) reply.get(offset);
+		boolean allowed = answer == 1L;
 		long remaining = (Long) reply.get(offset + 1);
 		long resetAfter = (Long) reply.get(offset + 2);
 		// The delay when allowed, the retry-after (-1 = never) when rejected.
@@ -138,7 +141,8 @@ final class RedisBatchReply {
 		if (allowed) {
 			return Decision.allowed(spec, remaining, resetAfter, wait);
 		}
-		return Decision.rejected(spec, remaining, resetAfter, (wait < 0) ? Decision.NEVER : wait);
+		Decision rejected = Decision.rejected(spec, remaining, resetAfter, (wait < 0) ? Decision.NEVER : wait);
+		return (answer == -1L) ? rejected.startingPenalty() : rejected;
 	}
 
 	private static RateLimitStoreException unexpected(List<Object> reply, String what) {

@@ -82,8 +82,8 @@ final class RedisDecisionProtocol {
 	}
 
 	/**
-	 * Operation {@code o}: takes permits even past the limit, each limit on its own; the
-	 * reply is empty.
+	 * Operation {@code o}: takes permits even past the limit, each limit on its own; read
+	 * the reply with {@link #owed}.
 	 */
 	Call owe(String bucket, String key, List<LimitSpec> limits, long permits) {
 		return single("o", bucket, key, limits, permits, RateLimitStore.NO_MAX_DELAY);
@@ -174,6 +174,19 @@ final class RedisDecisionProtocol {
 	static List<Decision> batchDecisions(List<Object> reply, List<DecisionCoalescer.Request> batch,
 			List<LimitSpec> limits) {
 		return RedisBatchReply.batch(reply, batch, limits);
+	}
+
+	/**
+	 * Reads the reply of {@code o}: the most permits a limit owed past what it had. The
+	 * script replies what each limit took, at most what it had left: exact where a count
+	 * beyond 2^53 is not in Lua's doubles.
+	 */
+	static long owed(List<Object> reply, long permits) {
+		long owed = 0;
+		for (Object taken : reply) {
+			owed = Math.max(owed, permits - Math.min(permits, (Long) taken));
+		}
+		return owed;
 	}
 
 	/** Reads the reply of {@code u}: whether the permits were taken. */

@@ -244,9 +244,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
-	public void owe(String bucket, String key, List<LimitSpec> limits, long permits) {
+	public long owe(String bucket, String key, List<LimitSpec> limits, long permits) {
 		StoreArguments.check(bucket, key, limits, permits);
-		this.calls.call(this.protocol.owe(bucket, key, limits, permits));
+		return RedisDecisionProtocol.owed(this.calls.call(this.protocol.owe(bucket, key, limits, permits)), permits);
 	}
 
 	@Override

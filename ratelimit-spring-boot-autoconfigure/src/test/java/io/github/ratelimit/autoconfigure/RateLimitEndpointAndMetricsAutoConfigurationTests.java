@@ -225,11 +225,13 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 	}
 
 	@Test
-	void settledReservationsAreCountedByTheEndpointAndTheMetrics() {
+	void settledReservationsDebtsAndPenaltiesAreCountedByTheEndpointAndTheMetrics() {
 		this.exposed
 			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
 					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
-			.withPropertyValues("ratelimit.buckets.tokens.limit=1000", "ratelimit.buckets.tokens.window=1m")
+			.withPropertyValues("ratelimit.buckets.tokens.limit=1000", "ratelimit.buckets.tokens.window=1m",
+					"ratelimit.buckets.login.limit=1", "ratelimit.buckets.login.window=1m",
+					"ratelimit.buckets.login.penalty=5m")
 			.run((context) -> {
 				RateLimiter tokens = context.getBean(RateLimiters.class).get("tokens");
 				tokens.reserve("key", 100).settle(30);
@@ -237,22 +239,37 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 				Reservation cancelled = tokens.reserve("key", 100);
 				assertThat(cancelled.cancel()).isTrue();
 				assertThat(cancelled.settle(500)).as("a reservation settles once").isFalse();
+				// 1000 - 280 - 100 = 620 left: 800 more than reserved owes 180.
+				tokens.reserve("key", 100).settle(900);
+				RateLimiter login = context.getBean(RateLimiters.class).get("login");
+				assertThat(login.tryAcquire("ip").decision().allowed()).isTrue();
+				assertThat(login.tryAcquire("ip").decision().penaltyStarted()).isTrue();
+				assertThat(login.tryAcquire("ip").decision().penaltyStarted()).as("blocked").isFalse();
 				MeterRegistry meters = context.getBean(MeterRegistry.class);
 				assertThat(meters.get("ratelimit.permits.reserved").tags("bucket", "tokens").counter().count())
-					.isEqualTo(300);
+					.isEqualTo(400);
 				assertThat(meters.get("ratelimit.permits.used").tags("bucket", "tokens").counter().count())
-					.isEqualTo(280);
+					.isEqualTo(1180);
 				assertThat(meters.get("ratelimit.permits.excess").tags("bucket", "tokens").counter().count())
-					.isEqualTo(150);
-				BucketDescriptor bucket = context.getBean(RateLimitsEndpoint.class)
-					.rateLimits()
-					.buckets()
+					.isEqualTo(950);
+				assertThat(meters.get("ratelimit.permits.owed").tags("bucket", "tokens").counter().count())
+					.isEqualTo(180);
+				assertThat(meters.get("ratelimit.penalties").tags("bucket", "login").counter().count()).isEqualTo(1);
+				assertThat(meters.find("ratelimit.penalties").tags("bucket", "tokens").counter()).isNull();
+				RateLimitsDescriptor all = context.getBean(RateLimitsEndpoint.class).rateLimits();
+				BucketDescriptor bucket = all.buckets()
 					.stream()
 					.filter((b) -> b.name().equals("tokens"))
 					.findFirst()
 					.orElseThrow();
-				assertThat(bucket.settled()).isEqualTo(new SettlementsDescriptor(3, 300, 280, 150));
-				assertThat(tokens.peek("key").remaining()).isEqualTo(1000 - 280);
+				assertThat(bucket.settled()).isEqualTo(new SettlementsDescriptor(4, 400, 1180, 950, 180));
+				assertThat(bucket.penaltiesStarted()).isZero();
+				assertThat(tokens.peek("key").allowed()).as("in debt").isFalse();
+				assertThat(all.buckets().stream().filter((b) -> b.name().equals("login")).findFirst().orElseThrow())
+					.satisfies((b) -> {
+						assertThat(b.penaltiesStarted()).isEqualTo(1);
+						assertThat(b.rejected()).isEqualTo(2);
+					});
 			});
 	}
 

@@ -42,8 +42,8 @@ class RedisBatchContractTests extends RedisRateLimitStoreTests {
 		}
 
 		@Override
-		public void owe(String bucket, String key, List<LimitSpec> limits, long permits) {
-			this.store.owe(bucket, key, limits, permits);
+		public long owe(String bucket, String key, List<LimitSpec> limits, long permits) {
+			return this.store.owe(bucket, key, limits, permits);
 		}
 
 		@Override

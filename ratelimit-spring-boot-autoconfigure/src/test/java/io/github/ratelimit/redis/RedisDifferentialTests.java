@@ -172,8 +172,8 @@ class RedisDifferentialTests {
 						long permits = Math.min(traffic.cost().applyAsLong(random, specs.get(0)), Long.MAX_VALUE / 4)
 								* (1 + random.nextInt(4));
 						lately.addLast("  owe " + permits);
-						memory.owe(bucket, key, specs, permits);
-						redisStore.owe(bucket, key, specs, permits);
+						assertThat(redisStore.owe(bucket, key, specs, permits)).as(context + ", owed of " + permits)
+							.isEqualTo(memory.owe(bucket, key, specs, permits));
 					}
 					else {
 						long cost = traffic.cost().applyAsLong(random, specs.get(0));
@@ -226,6 +226,7 @@ class RedisDifferentialTests {
 			assertThat(a.resetAfterMicros()).as(limit).isEqualTo(e.resetAfterMicros());
 			assertThat(a.retryAfterMicros()).as(limit).isEqualTo(e.retryAfterMicros());
 			assertThat(a.delayMicros()).as(limit).isEqualTo(e.delayMicros());
+			assertThat(a.penaltyStarted()).as(limit).isEqualTo(e.penaltyStarted());
 		}
 		String all = context + ": memory " + expected + ", redis " + actual;
 		assertThat(actual.allowed()).as(all).isEqualTo(expected.allowed());

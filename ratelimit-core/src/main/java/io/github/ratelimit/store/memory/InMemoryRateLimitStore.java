@@ -134,13 +134,15 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
-	public void owe(String bucket, String key, List<LimitSpec> limits, long permits) {
+	public long owe(String bucket, String key, List<LimitSpec> limits, long permits) {
 		StoreArguments.check(bucket, key, limits, permits);
+		long[] owed = new long[1];
 		this.states.asMap().compute(StateKey.of(bucket, key).stored(), (k, state) -> {
 			KeyState current = (state != null) ? state : new KeyState();
-			current.oweAndHold(limits, this.clock.nowMicros(), permits);
+			owed[0] = current.oweAndHold(limits, this.clock.nowMicros(), permits);
 			return current.isRetired() ? null : current;
 		});
+		return owed[0];
 	}
 
 	private boolean chargeAndHold(String bucket, String key, List<LimitSpec> limits, long[] costs,

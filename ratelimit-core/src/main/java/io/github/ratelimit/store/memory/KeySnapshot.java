@@ -208,6 +208,19 @@ final class KeySnapshot {
 	}
 
 	/**
+	 * The most permits a limit would owe past what it has left; see
+	 * {@link LimitState#owed}.
+	 */
+	long owed(List<LimitSpec> limits, long time, long permits) {
+		LimitState[] states = Fitted.of(this, limits, time).states;
+		long owed = 0;
+		for (int i = 0; i < states.length; i++) {
+			owed = Math.max(owed, states[i].owed(limits.get(i), time, permits));
+		}
+		return owed;
+	}
+
+	/**
 	 * Whether any of {@code limits} has a state that differs from a fresh one at
 	 * {@code time}.
 	 */

@@ -186,13 +186,15 @@ final class KeyState {
 	 * Takes permits inside the map's compute, going into debt for what a limit does not
 	 * have; see {@link KeySnapshot#owe}. Always inside the compute: a debt may outlast
 	 * the hold, which must then be extended.
+	 * @return the most permits a limit owed past what it had left
 	 */
-	void oweAndHold(List<LimitSpec> limits, long now, long permits) {
+	long oweAndHold(List<LimitSpec> limits, long now, long permits) {
 		while (true) {
 			KeySnapshot current = this.snapshot;
 			long time = Math.max(now, current.lastNow);
+			long owed = current.owed(limits, time, permits);
 			if (store(current, current.owe(limits, time, permits).hold(limits, time))) {
-				return;
+				return owed;
 			}
 		}
 	}
