@@ -22,6 +22,12 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LimitSpec {
 
+	/**
+	 * The zone of a {@link #calendar() calendar} window unless one is set; every zone
+	 * whose rules are UTC's ({@code Z}, {@code Etc/UTC}, {@code GMT}) is this one.
+	 */
+	public static final ZoneId UTC = ZoneId.of("UTC");
+
 	/** Sub-windows of {@link Algorithm#SLIDING_WINDOW_COUNTER} unless set otherwise. */
 	public static final int DEFAULT_SEGMENTS = 10;
 
@@ -278,7 +284,7 @@ public final class LimitSpec {
 
 	/**
 	 * Returns the time zone of a {@link #calendar() calendar} window.
-	 * @return the zone; UTC unless set
+	 * @return the zone; {@link #UTC} unless set (and for every zone with UTC's rules)
 	 */
 	public ZoneId zone() {
 		return this.zone;
@@ -329,7 +335,7 @@ public final class LimitSpec {
 		StringBuilder text = new StringBuilder().append(this.limit).append('/');
 		if (this.calendar != null) {
 			text.append(this.calendar.propertyValue());
-			if (!this.zone.equals(ZoneOffset.UTC)) {
+			if (!this.zone.equals(UTC)) {
 				text.append(" (").append(this.zone.getId()).append(')');
 			}
 		}
@@ -368,7 +374,7 @@ public final class LimitSpec {
 
 		private @Nullable CalendarUnit calendar;
 
-		private ZoneId zone = ZoneOffset.UTC;
+		private ZoneId zone = UTC;
 
 		private Builder() {
 		}
@@ -494,7 +500,9 @@ public final class LimitSpec {
 		 * @return this builder
 		 */
 		public Builder zone(ZoneId zone) {
-			this.zone = Objects.requireNonNull(zone, "'zone' must not be null");
+			Objects.requireNonNull(zone, "'zone' must not be null");
+			// UTC, Z, Etc/UTC and GMT count the same days: one zone, one Redis key.
+			this.zone = zone.normalized().equals(ZoneOffset.UTC) ? UTC : zone;
 			return this;
 		}
 
@@ -532,11 +540,12 @@ public final class LimitSpec {
 			}
 			if (calendar != null && this.algorithm != Algorithm.FIXED_WINDOW) {
 				throw new InvalidLimitSpecException("calendar",
-						"counts by the calendar with fixed-window only, but the algorithm is "
-								+ this.algorithm.propertyValue(),
-						calendar.propertyValue(), "set the algorithm to fixed-window, or use a window instead");
+						calendar.propertyValue()
+								+ " counts by the calendar, which only fixed-window does (the algorithm" + " is "
+								+ this.algorithm.propertyValue() + ")",
+						null, "set the algorithm to fixed-window, or use a window instead");
 			}
-			if (calendar == null && !this.zone.equals(ZoneOffset.UTC)) {
+			if (calendar == null && !this.zone.equals(UTC)) {
 				throw new InvalidLimitSpecException("zone", "only applies to a calendar window", this.zone.getId(),
 						"set calendar (day, week, month, quarter or year), or remove the zone");
 			}

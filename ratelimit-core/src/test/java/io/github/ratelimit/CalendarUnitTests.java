@@ -56,7 +56,7 @@ class CalendarUnitTests {
 		assertThatExceptionOfType(InvalidLimitSpecException.class)
 			.isThrownBy(() -> LimitSpec.builder().limit(10).calendar("month").algorithm(Algorithm.TOKEN_BUCKET).build())
 			.satisfies((ex) -> assertThat(ex.getField()).isEqualTo("calendar"))
-			.withMessageContaining("fixed-window only");
+			.withMessageContaining("which only fixed-window does");
 		assertThatExceptionOfType(InvalidLimitSpecException.class)
 			.isThrownBy(() -> LimitSpec.builder().limit(10).window("1d").zone("Europe/Berlin").build())
 			.satisfies((ex) -> assertThat(ex.getField()).isEqualTo("zone"));
@@ -73,6 +73,17 @@ class CalendarUnitTests {
 		assertThat(month).hasToString("100000/month (Europe/Berlin) fixed-window");
 		assertThat(month.toBuilder().build()).isEqualTo(month);
 		assertThat(month.toBuilder().zone("UTC").build()).isNotEqualTo(month);
+	}
+
+	@Test
+	void everyZoneWithUtcsRulesIsTheDefaultZone() {
+		LimitSpec utc = LimitSpec.builder().limit(10).calendar("month").algorithm(Algorithm.FIXED_WINDOW).build();
+		assertThat(utc.zone()).isEqualTo(LimitSpec.UTC).hasToString("UTC");
+		for (String zone : new String[] { "UTC", "Z", "Etc/UTC", "GMT", "+00:00", " UTC " }) {
+			assertThat(utc.toBuilder().zone(zone).build()).as(zone).isEqualTo(utc);
+		}
+		assertThat(utc.toBuilder().zone("Europe/London").build()).isNotEqualTo(utc);
+		assertThat(LimitSpec.builder().limit(10).window("1d").zone("Z").build().zone()).isEqualTo(LimitSpec.UTC);
 	}
 
 	private static long micros(String instant) {

@@ -1,7 +1,9 @@
 package io.github.ratelimit.actuate;
 
 import java.security.Principal;
+import java.time.DateTimeException;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -140,12 +142,16 @@ public class RateLimitsEndpoint {
 	 * @param key the key within the bucket
 	 * @param limit the permits per window that apply to this key, for a bucket whose
 	 * limit is set per call; {@code null} otherwise
+	 * @param zone the time zone of this key's calendar windows, for a bucket whose zone
+	 * is set per call ({@code zoneExpression}); {@code null} for the bucket's own zone
 	 * @return the state, or {@code null} (404) for an unknown bucket
 	 * @throws InvalidEndpointRequestException (400) for a {@code limit} no limit may
-	 * have, or given for a bucket whose limits do not depend on the call
+	 * have, or given for a bucket whose limits do not depend on the call; for a
+	 * {@code zone} that is none, or given for a bucket without a calendar window
 	 */
 	@ReadOperation
-	public @Nullable KeyDescriptor key(@Selector String bucket, @Selector String key, @Nullable Long limit) {
+	public @Nullable KeyDescriptor key(@Selector String bucket, @Selector String key, @Nullable Long limit,
+			@Nullable String zone) {
 		BucketDefinition definition = this.registry.find(bucket);
 		if (definition == null) {
 			return null;
@@ -169,7 +175,7 @@ public class RateLimitsEndpoint {
 		else if (perCall != null) {
 			return new KeyDescriptor(bucket, key, null, null, null, null, List.of(), perCall);
 		}
-		KeyState state = this.keys.read(bucket, key, specs);
+		KeyState state = this.keys.read(bucket, key, inZone(definition, specs, zone));
 		List<LimitStateDescriptor> limits = new ArrayList<>();
 		for (KeyState.LimitState limitState : state.limits()) {
 			limits.add(new LimitStateDescriptor(limit(limitState.spec()), limitState.remaining(),
@@ -183,16 +189,44 @@ public class RateLimitsEndpoint {
 	 * Forgets one key's state, so its limits are full again.
 	 * @param bucket the bucket name
 	 * @param key the key within the bucket
+	 * @param zone the time zone of this key's calendar windows, for a bucket whose zone
+	 * is set per call; {@code null} for the bucket's own zone
 	 * @return {@code true}, or {@code null} (404) for an unknown bucket
+	 * @throws InvalidEndpointRequestException (400) for a {@code zone} that is none, or
+	 * given for a bucket without a calendar window
 	 */
 	@DeleteOperation
-	public @Nullable Boolean reset(@Selector String bucket, @Selector String key) {
+	public @Nullable Boolean reset(@Selector String bucket, @Selector String key, @Nullable String zone) {
 		BucketDefinition definition = this.registry.find(bucket);
 		if (definition == null) {
 			return null;
 		}
-		this.store.reset(bucket, key, definition.limits());
+		this.store.reset(bucket, key, inZone(definition, definition.limits(), zone));
 		return Boolean.TRUE;
+	}
+
+	/**
+	 * The limits of a key whose calendar windows count in {@code zone}: a
+	 * {@code zoneExpression} gives each call's key its own, which is another state.
+	 */
+	private static List<LimitSpec> inZone(BucketDefinition definition, List<LimitSpec> specs, @Nullable String zone) {
+		if (zone == null) {
+			return specs;
+		}
+		if (specs.stream().noneMatch((spec) -> spec.calendar() != null)) {
+			throw new InvalidEndpointRequestException(
+					"Bucket '" + definition.name() + "' has no calendar window; read or reset it without 'zone'",
+					"zone does not apply to bucket '" + definition.name() + "'");
+		}
+		try {
+			return definition.limitsIn(specs, ZoneId.of(zone.trim()));
+		}
+		catch (DateTimeException ex) {
+			throw new InvalidEndpointRequestException(
+					"'" + zone + "' is not a time zone (" + ex.getMessage()
+							+ "); use an IANA id such as Europe/Berlin or America/New_York, or UTC",
+					"zone is not a time zone");
+		}
 	}
 
 	/**

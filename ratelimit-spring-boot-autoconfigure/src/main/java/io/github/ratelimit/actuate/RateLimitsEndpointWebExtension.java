@@ -43,11 +43,13 @@ public class RateLimitsEndpointWebExtension {
 	 * Resets one key.
 	 * @param bucket the bucket name
 	 * @param key the key within the bucket
-	 * @return 204, or 404 for an unknown bucket
+	 * @param zone the time zone of the key's calendar windows, for a bucket whose zone is
+	 * set per call; {@code null} for the bucket's own
+	 * @return 204, 400 for a zone that does not apply, or 404 for an unknown bucket
 	 */
 	@DeleteOperation
-	public WebEndpointResponse<Void> reset(@Selector String bucket, @Selector String key) {
-		Boolean reset = this.endpoint.reset(bucket, key);
+	public WebEndpointResponse<Void> reset(@Selector String bucket, @Selector String key, @Nullable String zone) {
+		Boolean reset = this.endpoint.reset(bucket, key, zone);
 		return new WebEndpointResponse<>(
 				(reset != null) ? WebEndpointResponse.STATUS_NO_CONTENT : WebEndpointResponse.STATUS_NOT_FOUND);
 	}

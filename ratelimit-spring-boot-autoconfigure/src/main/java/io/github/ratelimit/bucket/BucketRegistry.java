@@ -385,37 +385,53 @@ public final class BucketRegistry {
 			String field = ex.getField();
 			String where;
 			String action;
+			// The exception's hint says how to fix it; otherwise the reason and an
+			// example.
+			String hint = ex.getHint();
 			String example = example(field);
 			if (propertyPrefix != null) {
 				where = propertyPrefix + field;
-				action = "Set " + where + requirement(ex.getReason()) + ", e.g. " + where + "=" + example
+				action = ((hint != null) ? "Fix " + where + ": " + hint
+						: "Set " + where + requirement(ex.getReason()) + ", e.g. " + where + "=" + example)
 						+ ", or remove it to use ratelimit.defaults." + field + ".";
 			}
 			else if (source == BucketSource.FILTER) {
 				where = origin + "." + field;
 				action = "Set " + where + " (or ratelimit.buckets." + name + "." + field + ", or ratelimit.defaults."
-						+ field + ")" + requirement(ex.getReason()) + ", e.g. " + example + ".";
+						+ field + ")"
+						+ ((hint != null) ? ": " + hint : requirement(ex.getReason()) + ", e.g. " + example) + ".";
 			}
 			else {
 				where = origin + " (attribute '" + field + "', or ratelimit.buckets." + name + "." + field
 						+ " / ratelimit.defaults." + field + ")";
 				action = "Set the attribute '" + field + "' of " + origin + ", or ratelimit.buckets." + name + "."
-						+ field + ", or ratelimit.defaults." + field + requirement(ex.getReason()) + ", e.g. " + example
-						+ ".";
+						+ field + ", or ratelimit.defaults." + field
+						+ ((hint != null) ? ": " + hint : requirement(ex.getReason()) + ", e.g. " + example) + ".";
 			}
 			throw new InvalidBucketException(name, where + ": " + ex.getProblem(), action);
 		}
 	}
 
 	private static String example(String field) {
-		return "window".equals(field) ? "1m" : "10";
+		return switch (field) {
+			case "window" -> "1m";
+			case "penalty" -> "15m";
+			case "calendar" -> "month";
+			case "zone" -> "Europe/Berlin";
+			case "algorithm" -> "token-bucket";
+			default -> "10";
+		};
 	}
 
 	private static String requirement(String reason) {
 		if (reason.equals("must be set")) {
 			return "";
 		}
-		return reason.startsWith("must be ") ? " to a value that is " + reason.substring("must be ".length())
+		if (reason.startsWith("must be ")) {
+			return " to a value that is " + reason.substring("must be ".length());
+		}
+		return reason.startsWith("must not be ")
+				? " to a value that is not " + reason.substring("must not be ".length())
 				: " so that it fits (" + reason + ")";
 	}
 

@@ -173,6 +173,14 @@ public record LimitSettings(@Nullable Algorithm algorithm, @Nullable Long limit,
 		}
 
 		/**
+		 * Returns how to fix the value, when the limit says more than its reason.
+		 * @return the hint, or {@code null}
+		 */
+		public @Nullable String getHint() {
+			return this.invalid.getHint();
+		}
+
+		/**
 		 * Returns the problem without the field's name, in the words every way of setting
 		 * a limit reports it: see {@link InvalidLimitSpecException#getProblem()}.
 		 * @return the problem

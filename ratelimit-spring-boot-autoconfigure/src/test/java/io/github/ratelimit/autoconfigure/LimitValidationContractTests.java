@@ -71,8 +71,8 @@ class LimitValidationContractTests {
 						"ratelimit.buckets.api.penalty: must be at most 18250d but was 18251d"),
 				refused("calendar with an algorithm that refills",
 						Map.of("algorithm", "token-bucket", "calendar", "month"),
-						"ratelimit.buckets.api.calendar: counts by the calendar with fixed-window only, but the algorithm"
-								+ " is token-bucket but was month; set the algorithm to fixed-window, or use a window"
+						"ratelimit.buckets.api.calendar: month counts by the calendar, which only fixed-window does (the"
+								+ " algorithm is token-bucket); set the algorithm to fixed-window, or use a window"
 								+ " instead"),
 				refused("unknown calendar unit", Map.of("algorithm", "fixed-window", "calendar", "fortnight"),
 						"ratelimit.buckets.api.calendar: must be day, week, month, quarter or year but was fortnight;"
@@ -108,6 +108,22 @@ class LimitValidationContractTests {
 
 	private static Arguments refused(String name, Map<String, String> settings, String message) {
 		return Arguments.of(name, "api", null, settings, message);
+	}
+
+	@Test
+	void theActionForAMistakeWithAHintIsTheHintAndOtherwiseAnExampleOfTheField() {
+		this.runner
+			.withPropertyValues("ratelimit.buckets.api.limit=10", "ratelimit.buckets.api.calendar=month",
+					"ratelimit.buckets.api.zone=Europe/Berlinn")
+			.run((context) -> assertThat(
+					new InvalidRateLimitConfigurationFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
+				.isEqualTo("Fix ratelimit.buckets.api.zone: use an IANA id such as Europe/Berlin or America/New_York,"
+						+ " or UTC, or remove it to use ratelimit.defaults.zone."));
+		this.runner.withPropertyValues("ratelimit.buckets.quota.limit=10", "ratelimit.buckets.quota.penalty=-5m")
+			.run((context) -> assertThat(
+					new InvalidRateLimitConfigurationFailureAnalyzer().analyze(context.getStartupFailure()).getAction())
+				.isEqualTo("Set ratelimit.buckets.quota.penalty to a value that is not negative, e.g."
+						+ " ratelimit.buckets.quota.penalty=15m, or remove it to use ratelimit.defaults.penalty."));
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -172,7 +188,7 @@ class LimitValidationContractTests {
 					.satisfies((ex) -> messages.put("limitExpression", ex.getMessage()));
 				RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
 				assertThatExceptionOfType(InvalidEndpointRequestException.class)
-					.isThrownBy(() -> endpoint.key("plans", "k", limit))
+					.isThrownBy(() -> endpoint.key("plans", "k", limit, null))
 					.satisfies((ex) -> messages.put("endpoint read", ex.getMessage()));
 				assertThatExceptionOfType(ChangeRejectedException.class)
 					.isThrownBy(() -> endpoint.setLimits("plans", String.valueOf(limit), null, null, null, null, null,

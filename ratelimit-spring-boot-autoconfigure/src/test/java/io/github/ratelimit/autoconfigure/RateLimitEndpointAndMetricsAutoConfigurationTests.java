@@ -1,5 +1,9 @@
 package io.github.ratelimit.autoconfigure;
 
+import io.github.ratelimit.LimitSpec;
+
+import java.time.ZoneId;
+
 import java.time.Duration;
 import java.util.List;
 
@@ -109,6 +113,34 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 	}
 
 	@Test
+	void aKeyWhoseZoneIsSetPerCallIsReadAndResetInThatZone() {
+		this.exposed
+			.withPropertyValues("ratelimit.buckets.quota.limit=100", "ratelimit.buckets.quota.calendar=month",
+					"ratelimit.buckets.quota.algorithm=fixed-window")
+			.run((context) -> {
+				BucketDefinition quota = context.getBean(BucketRegistry.class).find("quota");
+				List<LimitSpec> tokyo = quota.limitsIn(quota.limits(), ZoneId.of("Asia/Tokyo"));
+				assertThat(context.getBean(RateLimitStore.class).decide("quota", "k", tokyo, 30).allowed()).isTrue();
+				RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
+				assertThat(endpoint.key("quota", "k", null, null).remaining()).as("in UTC").isEqualTo(100);
+				KeyDescriptor inTokyo = endpoint.key("quota", "k", null, "Asia/Tokyo");
+				assertThat(inTokyo.remaining()).isEqualTo(70);
+				assertThat(inTokyo.limits().get(0).limit().zone()).isEqualTo("Asia/Tokyo");
+				assertThat(endpoint.reset("quota", "k", "Asia/Tokyo")).isTrue();
+				assertThat(endpoint.key("quota", "k", null, "Asia/Tokyo").remaining()).isEqualTo(100);
+				assertThat(endpoint.key("quota", "k", null, "Etc/UTC").limits().get(0).limit().zone())
+					.as("every name of UTC is the bucket's own zone")
+					.isEqualTo("UTC");
+				assertThatExceptionOfType(InvalidEndpointRequestException.class)
+					.isThrownBy(() -> endpoint.key("login", "bob", null, "Asia/Tokyo"))
+					.withMessage("Bucket 'login' has no calendar window; read or reset it without 'zone'");
+				assertThatExceptionOfType(InvalidEndpointRequestException.class)
+					.isThrownBy(() -> endpoint.reset("quota", "k", "Mars/Base"))
+					.withMessageStartingWith("'Mars/Base' is not a time zone");
+			});
+	}
+
+	@Test
 	void readingAKeyDoesNotConsumeAndDeleteResetsIt() {
 		this.exposed.run((context) -> {
 			Acquirer acquirer = context.getBean(Acquirer.class);
@@ -116,15 +148,15 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 			acquirer.tryAcquire(PermitRequest.of(login.bucket(), "bob", 2));
 			RateLimitsEndpoint endpoint = context.getBean(RateLimitsEndpoint.class);
 			for (int i = 0; i < 3; i++) {
-				KeyDescriptor state = endpoint.key("login", "bob", null);
+				KeyDescriptor state = endpoint.key("login", "bob", null, null);
 				assertThat(state.allowed()).isFalse();
 				assertThat(state.remaining()).isZero();
 				assertThat(state.retryAfterMillis()).isBetween(59_000L, 60_000L);
 			}
-			assertThat(endpoint.reset("login", "bob")).isTrue();
-			assertThat(endpoint.key("login", "bob", null).remaining()).isEqualTo(2);
-			assertThat(endpoint.key("nope", "bob", null)).isNull();
-			assertThat(endpoint.reset("nope", "bob")).isNull();
+			assertThat(endpoint.reset("login", "bob", null)).isTrue();
+			assertThat(endpoint.key("login", "bob", null, null).remaining()).isEqualTo(2);
+			assertThat(endpoint.key("nope", "bob", null, null)).isNull();
+			assertThat(endpoint.reset("nope", "bob", null)).isNull();
 		});
 	}
 
@@ -152,25 +184,25 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 				});
 				assertThat(bucket.allowed()).isEqualTo(2);
 				assertThat(bucket.rejected()).isEqualTo(1);
-				KeyDescriptor unread = endpoint.key("reports", "free", null);
+				KeyDescriptor unread = endpoint.key("reports", "free", null, null);
 				assertThat(unread.limitPerCall()).isEqualTo(Reports.PLAN);
 				assertThat(unread.allowed()).isNull();
 				assertThat(unread.remaining()).isNull();
 				assertThat(unread.limits()).isEmpty();
-				KeyDescriptor free = endpoint.key("reports", "free", 2L);
+				KeyDescriptor free = endpoint.key("reports", "free", 2L, null);
 				assertThat(free.allowed()).isFalse();
 				assertThat(free.remaining()).isZero();
 				assertThat(free.limits()).singleElement()
 					.satisfies((limit) -> assertThat(limit.limit().limit()).isEqualTo(2));
 				reports.fetch("premium");
 				reports.fetch("premium");
-				KeyDescriptor premium = endpoint.key("reports", "premium", 5L);
+				KeyDescriptor premium = endpoint.key("reports", "premium", 5L, null);
 				assertThat(premium.allowed()).isTrue();
 				assertThat(premium.remaining()).isEqualTo(3);
 				assertThatExceptionOfType(InvalidEndpointRequestException.class)
-					.isThrownBy(() -> endpoint.key("reports", "free", 0L));
+					.isThrownBy(() -> endpoint.key("reports", "free", 0L, null));
 				assertThatExceptionOfType(InvalidEndpointRequestException.class)
-					.isThrownBy(() -> endpoint.key("login", "bob", 3L))
+					.isThrownBy(() -> endpoint.key("login", "bob", 3L, null))
 					.withMessageContaining("same limits for every call");
 			});
 	}
@@ -189,7 +221,7 @@ class RateLimitEndpointAndMetricsAutoConfigurationTests {
 						assertThat(bucket.limitPerCall()).isNull();
 						assertThat(bucket.limits().get(0).limit()).isEqualTo(7);
 					});
-				assertThat(endpoint.key("reports", "free", null).remaining()).isEqualTo(6);
+				assertThat(endpoint.key("reports", "free", null, null).remaining()).isEqualTo(6);
 			});
 	}
 

@@ -33,7 +33,7 @@ class LimitSettingsTests {
 		LimitSpec spec = commandLine.orElse(this.file).toSpec();
 		assertThat(spec.calendar()).isNull();
 		assertThat(spec.window()).isEqualTo(Duration.ofDays(1));
-		assertThat(spec.zone()).isEqualTo(ZoneId.of("Z"));
+		assertThat(spec.zone()).isEqualTo(LimitSpec.UTC);
 	}
 
 }
