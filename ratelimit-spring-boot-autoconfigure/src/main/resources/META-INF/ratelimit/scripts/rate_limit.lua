@@ -11,7 +11,7 @@
 -- ARGV[1]   operation: d = decide, p = peek, r = refund, x = reset, b = decide a batch, c = charge
 --           (take permits whether or not a request would be allowed), u = restore (charge only when
 --           every limit is full), o = owe (take permits even past the limit, each limit on its own),
---           h = heartbeat of an instance (heartbeat.lua: its own KEYS and ARGV)
+--           h = heartbeat of an instance, k = a concurrency limit (heartbeat.lua, concurrency.lua: own ARGV)
 -- ARGV[2]   cost: permits taken (d, o), given back (r); 1 for p; up to 2^63 - 1. For b: the number of
 --           decisions n. For c and u: unused (the costs follow).
 -- ARGV[3..] the limits in KEYS order, each a code and its parameters: fw, sl, sw: limit, window µs; fc
@@ -25,11 +25,12 @@
 --           per limit (a window counts them all, up to a debt of one limit; a bucket takes what it has).
 -- Returns   d, p: per limit { allowed 1, or 0, or -1 when rejected and a penalty started, remaining,
 --           reset_after µs, delay µs if allowed else retry_after µs (-1 = never) }; o: per limit the permits
---           taken from what it had left (the rest is owed); r, x, c: {}; u: { 1 } when taken, { 0 } else. b: per run { admitted k, records m, base, base fraction, step, step fraction }, m
---           replies as d gives them, then, if k is less than the run, its first rejection's reply, which
---           the rest of the run gets too. As n calls of d at one instant. m < k when one limit alone took
---           the k - m after the m-th at once (bucket_run.lua, fixed_window.lua): base is its state before
---           them, step what each adds (io.github.ratelimit.algorithm.RunTakenAtOnce).
+--           taken from what it had left (the rest is owed); r, x, c: {}; u: { 1 } when taken, else { 0 }.
+--           b: per run { admitted k, records m, base, base fraction, step, step fraction }, m replies as d
+--           gives them, then, if k is less than the run, its first rejection's reply, which the rest of the
+--           run gets too. As n calls of d at one instant. m < k when one limit alone took the k - m after
+--           the m-th at once (bucket_run.lua, fixed_window.lua): base is its state before them, step what
+--           each adds (io.github.ratelimit.algorithm.RunTakenAtOnce).
 --
 -- Every number is exact although Lua's are doubles (exact_products.lua). Each algorithm's file defines the
 -- twin of its Java state: the decision and the next state (with the function that stores it) as outputs.
@@ -39,6 +40,8 @@
 local op = ARGV[1]
 if op == 'h' then
   --+ heartbeat.lua
+elseif op == 'k' then
+  --+ concurrency.lua
 end
 local max, cost = math.max, tonumber(ARGV[2])
 -- A first walk checks every code before any limit runs, counts the limits, finds the optional arguments.
@@ -66,9 +69,7 @@ if not now then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
-if op == 'x' then
-  return redis.call('DEL', unpack(KEYS)) and {}
-end
+if op == 'x' then return redis.call('DEL', unpack(KEYS)) and {} end
 local charges = arg + 2 -- where the costs of a charge (c, u) start, after the optional arguments
 -- A batch is n decisions in runs of identical ones, each run's count, cost and delay bound read before it.
 -- A charge takes from each limit on its own what it may of its cost; a restore first peeks at all.
@@ -147,7 +148,8 @@ while requests > 0 do
         reply[i] = allowed
       elseif allowed == 0 or allowed == -1 then
         all_allowed = false
-        reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = allowed, max(0, available), reset_now, retry
+        reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = allowed, max(0, available), reset_now,
+          retry
       elseif op == 'd' then
         reply[at + 1], reply[at + 2], reply[at + 3], reply[at + 4] = 1, max(0, available - cost), reset_after,
           delay

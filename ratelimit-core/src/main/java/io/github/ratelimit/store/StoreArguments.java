@@ -86,12 +86,7 @@ public final class StoreArguments {
 	 * @throws IllegalArgumentException naming the first bad argument
 	 */
 	public static void check(String bucket, String key, List<LimitSpec> limits) {
-		if (bucket == null || bucket.isEmpty()) {
-			throw new IllegalArgumentException("bucket must not be null or empty");
-		}
-		if (key == null) {
-			throw new IllegalArgumentException("key must not be null (bucket '" + bucket + "')");
-		}
+		check(bucket, key);
 		if (limits == null || limits.isEmpty()) {
 			throw new IllegalArgumentException("limits must not be empty (bucket '" + bucket + "')");
 		}
@@ -99,6 +94,21 @@ public final class StoreArguments {
 			if (limits.get(i) == null) {
 				throw new IllegalArgumentException("limits[" + i + "] must not be null (bucket '" + bucket + "')");
 			}
+		}
+	}
+
+	/**
+	 * Checks the bucket and key of a store call.
+	 * @param bucket the bucket name
+	 * @param key the key
+	 * @throws IllegalArgumentException naming the first bad argument
+	 */
+	public static void check(String bucket, String key) {
+		if (bucket == null || bucket.isEmpty()) {
+			throw new IllegalArgumentException("bucket must not be null or empty");
+		}
+		if (key == null) {
+			throw new IllegalArgumentException("key must not be null (bucket '" + bucket + "')");
 		}
 	}
 

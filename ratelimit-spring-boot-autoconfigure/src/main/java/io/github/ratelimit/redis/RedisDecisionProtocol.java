@@ -153,6 +153,19 @@ final class RedisDecisionProtocol {
 	}
 
 	/**
+	 * Operation {@code k}: a concurrency limit's operation {@code cc} ({@code a}cquire,
+	 * re{@code n}ew, {@code r}elease, {@code h}olders, release all {@code x}); see
+	 * {@code concurrency.lua}.
+	 */
+	Call concurrency(String cc, String bucket, String key, String holder, int permits, long leaseMicros) {
+		String now = now();
+		return new Call(new String[] { this.keys.concurrencyKey(bucket, key) },
+				new String[] { "k", cc, holder, Integer.toString(permits), Long.toString(leaseMicros),
+						(now != null) ? now : UNSET,
+						(this.expirySlackMillis != null) ? this.expirySlackMillis : UNSET });
+	}
+
+	/**
 	 * Operation {@code h} with no time to live: an instance leaves; the reply is empty.
 	 */
 	Call leave(String instanceId) {

@@ -103,6 +103,17 @@ public final class RedisKeys {
 	}
 
 	/**
+	 * Returns the key of a concurrency limit's permits:
+	 * {@code <prefix>:{<bucket>:<key>}:cc}, in the slot of the key's rate limits.
+	 * @param bucket the bucket name
+	 * @param key the key within the bucket
+	 * @return the Redis key
+	 */
+	public String concurrencyKey(String bucket, String key) {
+		return this.prefix + ":{" + encode(bucket) + ":" + encode(key) + "}:cc";
+	}
+
+	/**
 	 * Returns the keys of the heartbeat that instances sharing this prefix run (see the
 	 * header of {@code rate_limit.lua}): the instances, the live limits' version, the
 	 * epoch and the resets, all under the hash tag {@code {<prefix>}}, so one call

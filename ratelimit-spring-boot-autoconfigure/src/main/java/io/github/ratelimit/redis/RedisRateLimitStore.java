@@ -13,6 +13,10 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.ClassUtils;
 
+import io.github.ratelimit.concurrency.ConcurrencyDecision;
+import io.github.ratelimit.concurrency.ConcurrencyLimit;
+import io.github.ratelimit.concurrency.ConcurrencyStore;
+import io.github.ratelimit.concurrency.Holders;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.TimeSource;
@@ -42,7 +46,7 @@ import io.github.ratelimit.store.StoreArguments;
  *
  * @author ratelimit-spring-boot-starter authors
  */
-public final class RedisRateLimitStore implements RateLimitStore {
+public final class RedisRateLimitStore implements RateLimitStore, ConcurrencyStore {
 
 	/** The default longest time Redis may take to answer a call once it is sent. */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
@@ -247,6 +251,42 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	public long owe(String bucket, String key, List<LimitSpec> limits, long permits) {
 		StoreArguments.check(bucket, key, limits, permits);
 		return RedisDecisionProtocol.owed(this.calls.call(this.protocol.owe(bucket, key, limits, permits)), permits);
+	}
+
+	@Override
+	public ConcurrencyDecision acquire(String bucket, String key, ConcurrencyLimit limit, String holder) {
+		List<Object> reply = concurrency("a", bucket, key, holder, limit);
+		return new ConcurrencyDecision(((Long) reply.get(0)) == 1L, ((Long) reply.get(1)).intValue(), limit.permits(),
+				((Long) reply.get(2)).intValue(), (Long) reply.get(3));
+	}
+
+	@Override
+	public boolean renew(String bucket, String key, ConcurrencyLimit limit, String holder) {
+		return ((Long) concurrency("n", bucket, key, holder, limit).get(0)) == 1L;
+	}
+
+	@Override
+	public boolean release(String bucket, String key, String holder) {
+		return ((Long) concurrency("r", bucket, key, holder, null).get(0)) == 1L;
+	}
+
+	@Override
+	public Holders holders(String bucket, String key) {
+		List<Object> reply = concurrency("h", bucket, key, "", null);
+		return new Holders(((Long) reply.get(0)).intValue(), (Long) reply.get(1));
+	}
+
+	@Override
+	public int releaseAll(String bucket, String key) {
+		return ((Long) concurrency("x", bucket, key, "", null).get(0)).intValue();
+	}
+
+	/** One call of {@code concurrency.lua}. */
+	private List<Object> concurrency(String op, String bucket, String key, String holder,
+			@Nullable ConcurrencyLimit limit) {
+		StoreArguments.check(bucket, key);
+		return this.calls.call(this.protocol.concurrency(op, bucket, key, Objects.requireNonNull(holder),
+				(limit != null) ? limit.permits() : 0, (limit != null) ? limit.leaseMicros() : 0));
 	}
 
 	@Override

@@ -1,0 +1,195 @@
+package io.github.ratelimit.concurrency;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * At most N calls in flight per key of one bucket, across every instance that shares the
+ * store: {@link #tryAcquire} takes a permit or says no at once, {@link #acquire} waits
+ * for one up to a bound. A permit is renewed while held and released once
+ * ({@link ConcurrencyPermit}). The annotation, the web filter and the direct API all take
+ * permits here.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public final class ConcurrencyLimiter {
+
+	private static final Logger logger = Logger.getLogger(ConcurrencyLimiter.class.getName());
+
+	/** The longest pause between two tries of a waiting request. */
+	private static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+	private static final AtomicLong sequence = new AtomicLong();
+
+	/** Ids of this JVM's holders: random per JVM, so instances never share one. */
+	private static final String INSTANCE = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
+
+	private final ConcurrencyStore store;
+
+	private final String bucket;
+
+	private final ConcurrencyLimit limit;
+
+	private final LeaseRenewer renewer;
+
+	private final ConcurrencyObserver observer;
+
+	/**
+	 * Creates a limiter.
+	 * @param store where the permits are kept
+	 * @param bucket the bucket name
+	 * @param limit the limit
+	 * @param renewer renews the leases of held permits
+	 * @param observers told of every acquire, release and lost lease
+	 */
+	public ConcurrencyLimiter(ConcurrencyStore store, String bucket, ConcurrencyLimit limit, LeaseRenewer renewer,
+			List<ConcurrencyObserver> observers) {
+		this.store = Objects.requireNonNull(store, "'store' must not be null");
+		this.bucket = Objects.requireNonNull(bucket, "'bucket' must not be null");
+		this.limit = Objects.requireNonNull(limit, "'limit' must not be null");
+		this.renewer = Objects.requireNonNull(renewer, "'renewer' must not be null");
+		this.observer = new Observers(List.copyOf(observers));
+	}
+
+	/**
+	 * Returns the bucket name.
+	 * @return the bucket
+	 */
+	public String bucket() {
+		return this.bucket;
+	}
+
+	/**
+	 * Returns the limit.
+	 * @return the limit
+	 */
+	public ConcurrencyLimit limit() {
+		return this.limit;
+	}
+
+	/**
+	 * Takes a permit of {@code key} if one is free, without waiting.
+	 * @param key the key
+	 * @return the permit, or a rejection ({@link ConcurrencyPermit#acquired()} false)
+	 * @throws io.github.ratelimit.store.RateLimitStoreException when the store cannot
+	 * answer
+	 */
+	public ConcurrencyPermit tryAcquire(String key) {
+		ConcurrencyPermit permit = ask(key, nextHolder());
+		this.observer.onAcquire(this.bucket, permit.decision(), false);
+		return permit;
+	}
+
+	/**
+	 * Takes a permit of {@code key}, waiting up to {@code maxWait} for one to be
+	 * released. A waiting request asks again every few milliseconds (up to 50, with
+	 * jitter): permits go to whoever asks first once free, not in the order the requests
+	 * came.
+	 * @param key the key
+	 * @param maxWait the longest wait
+	 * @return the permit, or a rejection once the wait ran out
+	 * @throws InterruptedException when interrupted while waiting
+	 * @throws io.github.ratelimit.store.RateLimitStoreException when the store cannot
+	 * answer
+	 */
+	public ConcurrencyPermit acquire(String key, Duration maxWait) throws InterruptedException {
+		long deadline = System.nanoTime() + maxWait.toNanos();
+		String holder = nextHolder();
+		long pause = TimeUnit.MILLISECONDS.toNanos(1);
+		boolean waited = false;
+		while (true) {
+			ConcurrencyPermit permit = ask(key, holder);
+			long left = deadline - System.nanoTime();
+			if (permit.acquired() || left <= 0) {
+				this.observer.onAcquire(this.bucket, permit.decision(), waited);
+				return permit;
+			}
+			waited = true;
+			long sleep = Math.min(left, ThreadLocalRandom.current().nextLong(pause / 2, pause + 1));
+			TimeUnit.NANOSECONDS.sleep(sleep);
+			pause = Math.min(MAX_POLL_NANOS, pause * 2);
+		}
+	}
+
+	/**
+	 * Reads who holds the permits of {@code key}.
+	 * @param key the key
+	 * @return the holders
+	 */
+	public Holders holders(String key) {
+		return this.store.holders(this.bucket, key);
+	}
+
+	/**
+	 * Takes back every permit of {@code key}; see {@link ConcurrencyStore#releaseAll}.
+	 * @param key the key
+	 * @return the permits that were held
+	 */
+	public int releaseAll(String key) {
+		return this.store.releaseAll(this.bucket, key);
+	}
+
+	private ConcurrencyPermit ask(String key, String holder) {
+		long asked = System.nanoTime();
+		ConcurrencyDecision decision = this.store.acquire(this.bucket, key, this.limit, holder);
+		ConcurrencyPermit permit = new ConcurrencyPermit(this.bucket, key, holder, decision,
+				this.limit.lease().toNanos(), asked);
+		if (decision.acquired()) {
+			Runnable stop = this.renewer.renew(this.store, this.limit, permit, this.observer);
+			permit.onRelease(() -> {
+				boolean held = this.store.release(this.bucket, key, holder);
+				if (!held) {
+					logger.log(Level.WARNING,
+							"Released " + permit
+									+ ", whose lease had ended (its instance stopped for longer than the lease, or an"
+									+ " operator released the key): another call may have held its permit meanwhile");
+				}
+				this.observer.onRelease(this.bucket, held);
+				return held;
+			}, stop);
+		}
+		return permit;
+	}
+
+	private static String nextHolder() {
+		return INSTANCE + ":" + sequence.incrementAndGet();
+	}
+
+	/** Tells every observer; one that throws is logged. */
+	private record Observers(List<ConcurrencyObserver> observers) implements ConcurrencyObserver {
+
+		@Override
+		public void onAcquire(String bucket, ConcurrencyDecision decision, boolean waited) {
+			each((observer) -> observer.onAcquire(bucket, decision, waited));
+		}
+
+		@Override
+		public void onRelease(String bucket, boolean held) {
+			each((observer) -> observer.onRelease(bucket, held));
+		}
+
+		@Override
+		public void onLeaseLost(String bucket) {
+			each((observer) -> observer.onLeaseLost(bucket));
+		}
+
+		private void each(java.util.function.Consumer<ConcurrencyObserver> call) {
+			for (ConcurrencyObserver observer : this.observers) {
+				try {
+					call.accept(observer);
+				}
+				catch (RuntimeException ex) {
+					logger.log(Level.WARNING, "Concurrency observer " + observer.getClass().getName() + " failed", ex);
+				}
+			}
+		}
+
+	}
+
+}

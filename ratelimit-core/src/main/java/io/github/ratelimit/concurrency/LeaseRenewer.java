@@ -1,0 +1,85 @@
+package io.github.ratelimit.concurrency;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Renews the leases of the permits this JVM holds, each every third of its lease, so a
+ * long call keeps its permit and a dead one loses it within a lease. A renewal that finds
+ * the lease gone marks the permit {@link ConcurrencyPermit#leaseLost() lost} and stops;
+ * one the store cannot answer is tried again at the next turn, until the lease has run
+ * out by this JVM's clock (the permit is then lost too). One daemon thread for all
+ * permits: a renewal is one short store call.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public final class LeaseRenewer implements AutoCloseable {
+
+	private static final Logger logger = Logger.getLogger(LeaseRenewer.class.getName());
+
+	private final ScheduledExecutorService scheduler;
+
+	/**
+	 * Creates a renewer with a thread of its own.
+	 */
+	public LeaseRenewer() {
+		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "ratelimit-lease-renewer");
+			thread.setDaemon(true);
+			return thread;
+		});
+	}
+
+	/**
+	 * Renews a permit until it is released.
+	 * @param store the store that holds it
+	 * @param limit its limit
+	 * @param permit the permit, acquired
+	 * @param observer told when the lease is found lost
+	 * @return what stops the renewals
+	 */
+	Runnable renew(ConcurrencyStore store, ConcurrencyLimit limit, ConcurrencyPermit permit,
+			ConcurrencyObserver observer) {
+		long every = Math.max(1, limit.leaseMicros() / 3);
+		ScheduledFuture<?>[] task = new ScheduledFuture<?>[1];
+		Runnable renewal = () -> {
+			if (!permit.held()) {
+				return;
+			}
+			long asked = System.nanoTime();
+			try {
+				if (store.renew(permit.bucket(), permit.key(), limit, permit.holder())) {
+					permit.renewed(asked);
+					return;
+				}
+			}
+			catch (RuntimeException ex) {
+				if (!permit.leaseExpired()) {
+					logger.log(Level.FINE, "Could not renew the lease of " + permit + "; trying again", ex);
+					return;
+				}
+				logger.log(Level.WARNING, "Could not renew the lease of " + permit + " within its lease", ex);
+			}
+			permit.lost();
+			observer.onLeaseLost(permit.bucket());
+			task[0].cancel(false);
+		};
+		synchronized (task) {
+			task[0] = this.scheduler.scheduleWithFixedDelay(renewal, every, every, TimeUnit.MICROSECONDS);
+		}
+		return () -> task[0].cancel(false);
+	}
+
+	/**
+	 * Stops renewing: every lease then ends at its time.
+	 */
+	@Override
+	public void close() {
+		this.scheduler.shutdownNow();
+	}
+
+}
