@@ -104,6 +104,17 @@ public final class Decision {
 	}
 
 	/**
+	 * Creates a rejection that no rate limit made (a concurrency limit's): it has no
+	 * {@link #spec()} and no window.
+	 * @param limit the permits of the limit
+	 * @param retryAfterMicros an estimate of when the same request would be allowed
+	 * @return the decision
+	 */
+	public static Decision rejected(long limit, long retryAfterMicros) {
+		return new Decision(false, limit, 0, retryAfterMicros, retryAfterMicros, 0, null, null);
+	}
+
+	/**
 	 * Combines the decisions of several limits checked in one call.
 	 * @param decisions one decision per limit, at least one
 	 * @return the single decision when there is one, the combination otherwise

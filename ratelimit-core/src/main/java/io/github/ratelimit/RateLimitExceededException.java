@@ -26,6 +26,18 @@ public class RateLimitExceededException extends RuntimeException {
 	}
 
 	/**
+	 * Creates an exception with a message of its own, for another kind of limit.
+	 * @param message the message
+	 * @param bucket the bucket whose limit was reached
+	 * @param decision the rejecting decision
+	 */
+	protected RateLimitExceededException(String message, String bucket, Decision decision) {
+		super(message);
+		this.bucket = bucket;
+		this.decision = decision;
+	}
+
+	/**
 	 * Returns the bucket whose limit was reached.
 	 * @return the bucket name
 	 */

@@ -8,6 +8,8 @@ import java.util.Arrays;
  * redis          Redis store vs plain Lettuce EVALSHA and Bucket4j Lettuce  --redis-port=N
  * redis-memory   Redis bytes per key per algorithm at 100,000 keys          --redis-port=N
  * redis-clients  Redis store on Lettuce vs on Jedis, one hot key            --redis-port=N
+ * redis-concurrency  concurrency limit vs Redisson RPermitExpirableSemaphore, 1 and 100,000 keys
+ *                [--redis-port=N; without it, starts a redis-server of its own] (ConcurrencyComparison)
  * http           sample app limited vs unlimited                            --limited=URL --unlimited=URL ...
  * http-starter   http-app: our starter vs bucket4j-spring-boot-starter      --ours=URL --bucket4j-starter=URL --unlimited=URL
  * report         results/latest.csv to results/latest.md, RATIO lines and docs/throughput.svg
@@ -32,7 +34,7 @@ public final class Main {
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0) {
 			throw new IllegalArgumentException(
-					"Usage: Main memory|redis|redis-memory|redis-clients|http|http-starter|report|pictures [--name=value ...]; args were "
+					"Usage: Main memory|redis|redis-memory|redis-clients|redis-concurrency|http|http-starter|report|pictures [--name=value ...]; args were "
 							+ Arrays.toString(args));
 		}
 		Options options = new Options(args, 1);
@@ -49,6 +51,9 @@ public final class Main {
 			case "redis-clients":
 				RedisClientPaths.main(options);
 				break;
+			case "redis-concurrency":
+				ConcurrencyComparison.main(options);
+				break;
 			case "http":
 				HttpComparison.main(options);
 				break;
@@ -63,7 +68,7 @@ public final class Main {
 				break;
 			default:
 				throw new IllegalArgumentException("Unknown command '" + args[0]
-						+ "': memory, redis, redis-memory, redis-clients, http, http-starter, report or pictures");
+						+ "': memory, redis, redis-memory, redis-clients, redis-concurrency, http, http-starter, report or pictures");
 		}
 		System.exit(0);
 	}

@@ -40,6 +40,8 @@ final class Ratios {
 		GOALS.put("redis-vs-bucket4j-lettuce-hot", 3.0);
 		GOALS.put("redis-vs-bucket4j-lettuce-100k", Double.NaN);
 		GOALS.put("redis-flood-local-rejections", 10.0);
+		// Acquire + release of one permit, 64 in flight, 1 and 100,000 keys.
+		GOALS.put("redis-concurrency-vs-redisson-semaphore", 1.5);
 		GOALS.put("memory-vs-bucket4j-local", 1.0);
 		GOALS.put("memory-vs-resilience4j", 1.0);
 		GOALS.put("http-overhead-memory", 0.95);

@@ -9,6 +9,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
+import io.github.ratelimit.store.RateLimitStoreException;
+import io.github.ratelimit.store.StoreUnavailableException;
+
 /**
  * At most N calls in flight per key of one bucket, across every instance that shares the
  * store: {@link #tryAcquire} takes a permit or says no at once, {@link #acquire} waits
@@ -40,8 +43,12 @@ public final class ConcurrencyLimiter {
 
 	private final ConcurrencyObserver observer;
 
+	private final OnStoreFailure onStoreFailure;
+
+	private final ConcurrencyStore local;
+
 	/**
-	 * Creates a limiter.
+	 * Creates a limiter that counts in this JVM while its store fails.
 	 * @param store where the permits are kept
 	 * @param bucket the bucket name
 	 * @param limit the limit
@@ -50,6 +57,22 @@ public final class ConcurrencyLimiter {
 	 */
 	public ConcurrencyLimiter(ConcurrencyStore store, String bucket, ConcurrencyLimit limit, LeaseRenewer renewer,
 			List<ConcurrencyObserver> observers) {
+		this(store, bucket, limit, renewer, observers, OnStoreFailure.LOCAL);
+	}
+
+	/**
+	 * Creates a limiter.
+	 * @param store where the permits are kept
+	 * @param bucket the bucket name
+	 * @param limit the limit
+	 * @param renewer renews the leases of held permits
+	 * @param observers told of every acquire, release and lost lease
+	 * @param onStoreFailure what a request does while the store cannot answer
+	 */
+	public ConcurrencyLimiter(ConcurrencyStore store, String bucket, ConcurrencyLimit limit, LeaseRenewer renewer,
+			List<ConcurrencyObserver> observers, OnStoreFailure onStoreFailure) {
+		this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "'onStoreFailure' must not be null");
+		this.local = (store instanceof InMemoryConcurrencyStore) ? store : new InMemoryConcurrencyStore();
 		this.store = Objects.requireNonNull(store, "'store' must not be null");
 		this.bucket = Objects.requireNonNull(bucket, "'bucket' must not be null");
 		this.limit = Objects.requireNonNull(limit, "'limit' must not be null");
@@ -77,8 +100,8 @@ public final class ConcurrencyLimiter {
 	 * Takes a permit of {@code key} if one is free, without waiting.
 	 * @param key the key
 	 * @return the permit, or a rejection ({@link ConcurrencyPermit#acquired()} false)
-	 * @throws io.github.ratelimit.store.RateLimitStoreException when the store cannot
-	 * answer
+	 * @throws StoreUnavailableException when the store cannot answer and the limiter
+	 * {@link OnStoreFailure#REJECT rejects} then
 	 */
 	public ConcurrencyPermit tryAcquire(String key) {
 		ConcurrencyPermit permit = ask(key, nextHolder());
@@ -95,8 +118,8 @@ public final class ConcurrencyLimiter {
 	 * @param maxWait the longest wait
 	 * @return the permit, or a rejection once the wait ran out
 	 * @throws InterruptedException when interrupted while waiting
-	 * @throws io.github.ratelimit.store.RateLimitStoreException when the store cannot
-	 * answer
+	 * @throws StoreUnavailableException when the store cannot answer and the limiter
+	 * {@link OnStoreFailure#REJECT rejects} then
 	 */
 	public ConcurrencyPermit acquire(String key, Duration maxWait) throws InterruptedException {
 		long deadline = System.nanoTime() + maxWait.toNanos();
@@ -137,13 +160,43 @@ public final class ConcurrencyLimiter {
 
 	private ConcurrencyPermit ask(String key, String holder) {
 		long asked = System.nanoTime();
-		ConcurrencyDecision decision = this.store.acquire(this.bucket, key, this.limit, holder);
+		ConcurrencyStore store = this.store;
+		ConcurrencyDecision decision;
+		try {
+			decision = store.acquire(this.bucket, key, this.limit, holder);
+		}
+		catch (RateLimitStoreException ex) {
+			if (this.onStoreFailure == OnStoreFailure.REJECT) {
+				throw (ex instanceof StoreUnavailableException unavailable) ? unavailable
+						: new StoreUnavailableException("Concurrency limit '" + this.bucket + "' could not be decided",
+								ex);
+			}
+			logger.log(Level.FINE, "Concurrency limit '" + this.bucket + "' could not be decided: "
+					+ ((this.onStoreFailure == OnStoreFailure.ALLOW) ? "allowed" : "counted in this JVM"), ex);
+			if (this.onStoreFailure == OnStoreFailure.ALLOW) {
+				return new ConcurrencyPermit(this.bucket, key, holder,
+						new ConcurrencyDecision(true, 0, this.limit.permits(), 0, 0), this.limit.lease().toNanos(),
+						asked);
+			}
+			store = this.local;
+			decision = store.acquire(this.bucket, key, this.limit, holder);
+		}
 		ConcurrencyPermit permit = new ConcurrencyPermit(this.bucket, key, holder, decision,
 				this.limit.lease().toNanos(), asked);
 		if (decision.acquired()) {
-			Runnable stop = this.renewer.renew(this.store, this.limit, permit, this.observer);
+			ConcurrencyStore holding = store;
+			Runnable stop = this.renewer.renew(holding, this.limit, permit, this.observer);
 			permit.onRelease(() -> {
-				boolean held = this.store.release(this.bucket, key, holder);
+				boolean held;
+				try {
+					held = holding.release(this.bucket, key, holder);
+				}
+				catch (RateLimitStoreException ex) {
+					logger.log(Level.WARNING, "Could not release " + permit + ": it comes back when its lease ends",
+							ex);
+					this.observer.onRelease(this.bucket, true);
+					return false;
+				}
 				if (!held) {
 					logger.log(Level.WARNING,
 							"Released " + permit

@@ -2,6 +2,7 @@ package io.github.ratelimit.autoconfigure;
 
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -17,6 +18,9 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 
 import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.aop.ConcurrencyLimitedAdvisor;
+import io.github.ratelimit.aop.ConcurrencyLimitedInterceptor;
+import io.github.ratelimit.bucket.ConcurrencyLimiters;
 import io.github.ratelimit.aop.RateLimitedAdvisor;
 import io.github.ratelimit.aop.RateLimitedInterceptor;
 import io.github.ratelimit.aop.operation.RateLimitedMethodValidator;
@@ -74,6 +78,39 @@ public final class RateLimitAopAutoConfiguration {
 	RateLimitedInterceptor rateLimitedInterceptor(RateLimitedOperationSource source, Acquirer rateLimitAcquirer,
 			RateLimitProperties properties, ClientIpResolver clientIps) {
 		return new RateLimitedInterceptor(source, rateLimitAcquirer, properties.getNullKey(), clientIps);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static ConcurrencyLimitedAdvisor concurrencyLimitedAdvisor() {
+		ConcurrencyLimitedAdvisor advisor = new ConcurrencyLimitedAdvisor();
+		advisor.setAdviceBeanName("concurrencyLimitedInterceptor");
+		return advisor;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	ConcurrencyLimitedInterceptor concurrencyLimitedInterceptor(ConcurrencyLimiters concurrencyLimiters,
+			RateLimitExpressions expressions) {
+		return new ConcurrencyLimitedInterceptor(concurrencyLimiters, expressions);
+	}
+
+	/**
+	 * Checks every {@code @ConcurrencyLimited} method of the beans proxied once they all
+	 * exist, so that a mistake fails startup rather than the first call.
+	 */
+	@Bean
+	static SmartInitializingSingleton concurrencyLimitedMethodsCheck(ObjectProvider<ConcurrencyLimitedAdvisor> advisor,
+			ObjectProvider<ConcurrencyLimitedInterceptor> interceptor) {
+		return () -> {
+			ConcurrencyLimitedAdvisor methods = advisor.getIfAvailable();
+			ConcurrencyLimitedInterceptor check = interceptor.getIfAvailable();
+			if (methods != null && check != null) {
+				check.prepare(methods.matchedMethods());
+			}
+		};
 	}
 
 	/**

@@ -1,5 +1,9 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.util.Map;
+
+import java.util.LinkedHashMap;
+
 import java.time.Clock;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
@@ -19,6 +23,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 
+import io.github.ratelimit.concurrency.ConcurrencyObserver;
+import io.github.ratelimit.concurrency.ConcurrencyStore;
+import io.github.ratelimit.concurrency.InMemoryConcurrencyStore;
+import io.github.ratelimit.concurrency.LeaseRenewer;
+import io.github.ratelimit.concurrency.OnStoreFailure;
+import io.github.ratelimit.bucket.ConcurrencyLimiters;
+import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.DecisionTracer;
 import io.github.ratelimit.acquire.RateLimitObserver;
@@ -149,6 +160,41 @@ public final class RateLimitAutoConfiguration {
 		RateLimitProperties.ClientIp clientIp = properties.getClientIp();
 		return new ClientIpResolver(clientIp.getTrustedProxies().stream().map(AddressRange::parse).toList(),
 				clientIp.getTrustedHops(), clientIp.getHeader());
+	}
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	LeaseRenewer rateLimitLeaseRenewer() {
+		return new LeaseRenewer();
+	}
+
+	/**
+	 * The concurrency limiters, on the store's Redis when it has one (a permit is one
+	 * script call there too), else in this JVM; while Redis fails they follow
+	 * {@code ratelimit.failure-mode}: {@code fallback} counts per instance, {@code open}
+	 * allows, {@code closed} answers 503.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	ConcurrencyLimiters rateLimitConcurrencyLimiters(RateLimitStore rateLimitStore,
+			ObjectProvider<ConcurrencyStore> concurrencyStore, LeaseRenewer rateLimitLeaseRenewer,
+			ObjectProvider<ConcurrencyObserver> observers, RateLimitProperties properties) {
+		ConcurrencyStore store = concurrencyStore.getIfAvailable(() -> {
+			RateLimitStore target = (rateLimitStore instanceof FailoverRateLimitStore failover) ? failover.primary()
+					: rateLimitStore;
+			return (target instanceof ConcurrencyStore shared) ? shared : new InMemoryConcurrencyStore();
+		});
+		Map<String, ConcurrencyLimiters.Settings> configured = new LinkedHashMap<>();
+		properties.getConcurrency()
+			.forEach((bucket, settings) -> configured.put(bucket,
+					new ConcurrencyLimiters.Settings(settings.getPermits(), settings.getLease())));
+		OnStoreFailure onStoreFailure = switch (properties.getFailureMode()) {
+			case OPEN -> OnStoreFailure.ALLOW;
+			case CLOSED -> OnStoreFailure.REJECT;
+			default -> OnStoreFailure.LOCAL;
+		};
+		return new ConcurrencyLimiters(store, rateLimitLeaseRenewer, observers.orderedStream().toList(), configured,
+				onStoreFailure);
 	}
 
 	@Bean

@@ -8,11 +8,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.actuate.ConcurrencyEndpoint;
+import io.github.ratelimit.actuate.ConcurrencyStatistics;
 import io.github.ratelimit.actuate.RateLimitStatistics;
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
 import io.github.ratelimit.actuate.RateLimitsEndpointWebExtension;
 import io.github.ratelimit.actuate.UnknownFieldsAdvisor;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.ConcurrencyLimiters;
 import io.github.ratelimit.bucket.KeyStateReader;
 import io.github.ratelimit.bucket.LiveLimits;
 import io.github.ratelimit.status.StoreStatusSource;
@@ -61,6 +64,24 @@ public final class RateLimitEndpointAutoConfiguration {
 	@ConditionalOnAvailableEndpoint(RateLimitsEndpoint.class)
 	UnknownFieldsAdvisor rateLimitsUnknownFieldsAdvisor() {
 		return new UnknownFieldsAdvisor();
+	}
+
+	/**
+	 * Counts each concurrency bucket's permits for the {@code concurrency} endpoint.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnAvailableEndpoint(ConcurrencyEndpoint.class)
+	ConcurrencyStatistics rateLimitConcurrencyStatistics() {
+		return new ConcurrencyStatistics();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnAvailableEndpoint(ConcurrencyEndpoint.class)
+	ConcurrencyEndpoint rateLimitConcurrencyEndpoint(ConcurrencyLimiters concurrencyLimiters,
+			ConcurrencyStatistics statistics) {
+		return new ConcurrencyEndpoint(concurrencyLimiters, statistics);
 	}
 
 	@Bean

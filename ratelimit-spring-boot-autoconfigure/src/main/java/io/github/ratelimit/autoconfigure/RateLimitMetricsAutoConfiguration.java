@@ -9,6 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.metrics.ConcurrencyMetrics;
 import io.github.ratelimit.metrics.RateLimitMetrics;
 import io.github.ratelimit.status.StoreStatusSource;
 
@@ -29,6 +30,12 @@ public final class RateLimitMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitMetrics rateLimitMetrics(StoreStatusSource status, RateLimitProperties properties) {
 		return new RateLimitMetrics(status, properties.getMetrics().getNearLimitShare());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ConcurrencyMetrics rateLimitConcurrencyMetrics() {
+		return new ConcurrencyMetrics();
 	}
 
 }

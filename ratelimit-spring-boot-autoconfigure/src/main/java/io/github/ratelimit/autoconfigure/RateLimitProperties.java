@@ -78,6 +78,12 @@ public class RateLimitProperties implements Validator {
 	 */
 	private final Map<String, Bucket> buckets = new LinkedHashMap<>();
 
+	/**
+	 * Concurrency limits per bucket name: calls in flight per key. They override what a
+	 * @ConcurrencyLimited annotation sets for the same bucket.
+	 */
+	private final Map<String, Concurrency> concurrency = new LinkedHashMap<>();
+
 	private final Filter filter = new Filter();
 
 	private final ClientIp clientIp = new ClientIp();
@@ -148,6 +154,10 @@ public class RateLimitProperties implements Validator {
 
 	public Limit getDefaults() {
 		return this.defaults;
+	}
+
+	public Map<String, Concurrency> getConcurrency() {
+		return this.concurrency;
 	}
 
 	public Map<String, Bucket> getBuckets() {
@@ -1034,6 +1044,41 @@ public class RateLimitProperties implements Validator {
 
 		public void setMaxKeys(long maxKeys) {
 			this.maxKeys = maxKeys;
+		}
+
+	}
+
+	/**
+	 * A concurrency limit: at most this many calls in flight per key, across every
+	 * instance that shares the store.
+	 */
+	public static class Concurrency {
+
+		/**
+		 * Calls a key may have in flight at once.
+		 */
+		private @Nullable Integer permits;
+
+		/**
+		 * How long a permit is held without a renewal: a permit whose instance crashed or
+		 * froze comes back after it. Held permits are renewed every third of it.
+		 */
+		private @Nullable Duration lease;
+
+		public @Nullable Integer getPermits() {
+			return this.permits;
+		}
+
+		public void setPermits(@Nullable Integer permits) {
+			this.permits = permits;
+		}
+
+		public @Nullable Duration getLease() {
+			return this.lease;
+		}
+
+		public void setLease(@Nullable Duration lease) {
+			this.lease = lease;
 		}
 
 	}

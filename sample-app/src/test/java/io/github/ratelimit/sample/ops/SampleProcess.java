@@ -248,6 +248,28 @@ final class SampleProcess implements AutoCloseable {
 	}
 
 	/**
+	 * Sends the JVM a signal with {@code kill}, e.g. {@code STOP} to freeze it (as a long
+	 * pause would) and {@code CONT} to resume it.
+	 * @param signal the signal's name
+	 */
+	void signal(String signal) {
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid())).inheritIO()
+				.start();
+			if (!kill.waitFor(20, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " of " + this.name + " failed");
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
 	 * Kills the JVM at once, as {@code kill -9} does: nothing of it runs any more.
 	 */
 	void killHard() {

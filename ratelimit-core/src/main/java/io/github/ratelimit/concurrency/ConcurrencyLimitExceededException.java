@@ -1,0 +1,41 @@
+package io.github.ratelimit.concurrency;
+
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.Durations;
+import io.github.ratelimit.RateLimitExceededException;
+
+/**
+ * A call was rejected because its key had all the permits of a {@link ConcurrencyLimit}
+ * in flight. A {@link RateLimitExceededException}, so the web layer answers 429 alike;
+ * its decision has no window, and a {@code retryAfter} that is an estimate (the time
+ * until the earliest lease of the key would end unless renewed).
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public class ConcurrencyLimitExceededException extends RateLimitExceededException {
+
+	private static final long serialVersionUID = 1L;
+
+	private final transient ConcurrencyDecision concurrency;
+
+	/**
+	 * Creates an exception for a rejected request.
+	 * @param bucket the bucket
+	 * @param decision the store's decision
+	 */
+	public ConcurrencyLimitExceededException(String bucket, ConcurrencyDecision decision) {
+		super("Concurrency limit reached for bucket '" + bucket + "' (" + decision.permits()
+				+ " in flight): retry after about " + Durations.readableMicros(decision.retryAfterMicros()), bucket,
+				Decision.rejected(decision.permits(), Math.max(1, decision.retryAfterMicros())));
+		this.concurrency = decision;
+	}
+
+	/**
+	 * Returns the store's decision.
+	 * @return the decision
+	 */
+	public ConcurrencyDecision getConcurrencyDecision() {
+		return this.concurrency;
+	}
+
+}

@@ -1,0 +1,241 @@
+package io.github.ratelimit.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.KotlinDetector;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.expression.spel.support.StandardEvaluationContext;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
+
+import io.github.ratelimit.Durations;
+import io.github.ratelimit.annotation.ConcurrencyLimited;
+import io.github.ratelimit.bucket.ConcurrencyLimiters;
+import io.github.ratelimit.bucket.InvalidConcurrencyLimitException;
+import io.github.ratelimit.concurrency.ConcurrencyLimitExceededException;
+import io.github.ratelimit.concurrency.ConcurrencyLimiter;
+import io.github.ratelimit.concurrency.ConcurrencyPermit;
+import io.github.ratelimit.concurrency.HeldPermits;
+import io.github.ratelimit.expression.RateLimitExpressions;
+
+/**
+ * Holds a permit of the method's {@link ConcurrencyLimited @ConcurrencyLimited} bucket
+ * while the call runs: taken before it, given back once when it returns or throws, or
+ * when the {@code CompletionStage}, {@code Mono} or {@code Flux} it returns completes,
+ * fails or is cancelled.
+ *
+ * @author ratelimit-spring-boot-starter authors
+ */
+public final class ConcurrencyLimitedInterceptor implements MethodInterceptor {
+
+	private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
+			ConcurrencyLimitedInterceptor.class.getClassLoader());
+
+	private final ConcurrencyLimiters limiters;
+
+	private final RateLimitExpressions expressions;
+
+	private final ParameterNameDiscoverer names = new DefaultParameterNameDiscoverer();
+
+	private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the interceptor.
+	 * @param limiters the limiters by bucket
+	 * @param expressions parses and evaluates keys
+	 */
+	public ConcurrencyLimitedInterceptor(ConcurrencyLimiters limiters, RateLimitExpressions expressions) {
+		this.limiters = limiters;
+		this.expressions = expressions;
+	}
+
+	@Override
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		Class<?> targetClass = (invocation.getThis() != null) ? AopUtils.getTargetClass(invocation.getThis())
+				: invocation.getMethod().getDeclaringClass();
+		Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
+		Plan plan = plan(method);
+		if (plan == null) {
+			return invocation.proceed();
+		}
+		String key = plan.key(invocation.getArguments());
+		if (plan.reactive) {
+			return ReactorConcurrency.limit(plan.limiter, key, plan.maxWait, invocation);
+		}
+		ConcurrencyPermit permit = acquire(plan.limiter, key, plan.maxWait);
+		Object result;
+		ConcurrencyPermit outer = HeldPermits.set(permit);
+		try {
+			result = invocation.proceed();
+		}
+		catch (Throwable ex) {
+			permit.release();
+			throw ex;
+		}
+		finally {
+			HeldPermits.set(outer);
+		}
+		if (result instanceof CompletionStage<?> stage) {
+			stage.whenComplete((value, failure) -> permit.release());
+			return result;
+		}
+		permit.release();
+		return result;
+	}
+
+	/**
+	 * Takes a permit, waiting up to {@code maxWait}; throws when none came.
+	 * @param limiter the limiter
+	 * @param key the key
+	 * @param maxWait the longest wait, zero for none
+	 * @return the permit, held
+	 * @throws ConcurrencyLimitExceededException when no permit was free
+	 * @throws InterruptedException when interrupted while waiting
+	 */
+	static ConcurrencyPermit acquire(ConcurrencyLimiter limiter, String key, Duration maxWait)
+			throws InterruptedException {
+		ConcurrencyPermit permit = maxWait.isZero() ? limiter.tryAcquire(key) : limiter.acquire(key, maxWait);
+		if (!permit.acquired()) {
+			throw new ConcurrencyLimitExceededException(limiter.bucket(), permit.decision());
+		}
+		if (permit.leaseExpired()) {
+			// This JVM stopped (or the store took a lease to answer) since it asked: the
+			// permit may be another call's by now.
+			permit.release();
+			throw new ConcurrencyLimitExceededException(limiter.bucket(), permit.decision());
+		}
+		return permit;
+	}
+
+	private @Nullable Plan plan(Method method) {
+		Plan plan = this.plans.get(method);
+		if (plan != null) {
+			return plan;
+		}
+		ConcurrencyLimited annotation = annotationOf(method);
+		if (annotation == null) {
+			return null;
+		}
+		return this.plans.computeIfAbsent(method, (m) -> Plan.of(m, annotation, this));
+	}
+
+	/**
+	 * Works out, once, what each method needs per call, so that a mistake fails startup
+	 * rather than the first call.
+	 * @param methods the methods with {@code @ConcurrencyLimited}
+	 * @throws InvalidConcurrencyLimitException naming the method and attribute at fault
+	 */
+	public void prepare(Iterable<Method> methods) {
+		for (Method method : methods) {
+			plan(method);
+		}
+	}
+
+	/**
+	 * Returns the annotation of a method, or of its class.
+	 * @param method the method
+	 * @return the annotation, or {@code null}
+	 */
+	static @Nullable ConcurrencyLimited annotationOf(Method method) {
+		ConcurrencyLimited annotation = AnnotatedElementUtils.findMergedAnnotation(method, ConcurrencyLimited.class);
+		return (annotation != null) ? annotation
+				: AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), ConcurrencyLimited.class);
+	}
+
+	/**
+	 * Describes a method for messages, e.g. {@code ReportService.render(String)}.
+	 * @param method the method
+	 * @return the description
+	 */
+	static String describe(Method method) {
+		StringBuilder text = new StringBuilder(method.getDeclaringClass().getSimpleName()).append('.')
+			.append(method.getName())
+			.append('(');
+		Class<?>[] types = method.getParameterTypes();
+		for (int i = 0; i < types.length; i++) {
+			text.append((i > 0) ? ", " : "").append(types[i].getSimpleName());
+		}
+		return text.append(')').toString();
+	}
+
+	/** What one method needs per call, worked out once. */
+	private record Plan(ConcurrencyLimiter limiter, @Nullable Expression key, String where, String[] parameters,
+			Duration maxWait, boolean reactive, RateLimitExpressions expressions) {
+
+		static Plan of(Method method, ConcurrencyLimited annotation, ConcurrencyLimitedInterceptor interceptor) {
+			String origin = "@ConcurrencyLimited on " + describe(method);
+			if (KotlinDetector.isSuspendingFunction(method)
+					|| method.getReturnType().getName().equals("kotlinx.coroutines.flow.Flow")) {
+				throw new InvalidConcurrencyLimitException(origin,
+						"a Kotlin suspend function or Flow would give its permit back before it ran",
+						"Return a Mono or Flux (or block) on " + describe(method)
+								+ ", or take the permit with ConcurrencyLimiter in the function.");
+			}
+			boolean reactive = REACTOR && ReactorConcurrency.handles(method.getReturnType());
+			if (!reactive && REACTOR && org.reactivestreams.Publisher.class.isAssignableFrom(method.getReturnType())) {
+				throw new InvalidConcurrencyLimitException(origin,
+						"returns a " + method.getReturnType().getSimpleName() + ", which it cannot hold a permit for",
+						"Return a Mono, Flux, CompletionStage or a value.");
+			}
+			Duration lease = StringUtils.hasText(annotation.lease()) ? duration(annotation.lease(), origin, "lease")
+					: null;
+			Duration maxWait = StringUtils.hasText(annotation.maxWait())
+					? duration(annotation.maxWait(), origin, "maxWait") : Duration.ZERO;
+			ConcurrencyLimiter limiter = interceptor.limiters.get(annotation.bucket(),
+					new ConcurrencyLimiters.Settings((annotation.permits() > 0) ? annotation.permits() : null, lease),
+					origin);
+			String where = "@ConcurrencyLimited(key) on " + describe(method);
+			Expression key = StringUtils.hasText(annotation.key())
+					? interceptor.expressions.parse(annotation.key(), where) : null;
+			String[] parameters = interceptor.names.getParameterNames(method);
+			return new Plan(limiter, key, where, (parameters != null) ? parameters : new String[0], maxWait, reactive,
+					interceptor.expressions);
+		}
+
+		private static Duration duration(String value, String origin, String attribute) {
+			try {
+				Duration duration = Durations.parse(value);
+				if (duration.isNegative()) {
+					throw new IllegalArgumentException("must not be negative");
+				}
+				return duration;
+			}
+			catch (RuntimeException ex) {
+				throw new InvalidConcurrencyLimitException(origin + " (attribute '" + attribute + "')",
+						"'" + value + "' is not a duration (" + ex.getMessage() + ")",
+						"Set " + attribute + " to a duration such as \"30s\" or \"500ms\".");
+			}
+		}
+
+		String key(@Nullable Object[] arguments) {
+			if (this.key == null) {
+				return "";
+			}
+			StandardEvaluationContext context = this.expressions.context(null);
+			context.setVariable("args", arguments);
+			for (int i = 0; i < this.parameters.length && i < arguments.length; i++) {
+				context.setVariable(this.parameters[i], arguments[i]);
+			}
+			Object value = this.expressions.evaluate(this.key, context, this.where);
+			if (value == null) {
+				throw new IllegalArgumentException(
+						"'" + this.key.getExpressionString() + "' in " + this.where + " evaluated to null");
+			}
+			return value.toString();
+		}
+
+	}
+
+}
