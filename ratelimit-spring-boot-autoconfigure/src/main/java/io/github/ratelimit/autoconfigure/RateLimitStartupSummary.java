@@ -3,6 +3,8 @@ package io.github.ratelimit.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.stream.Collectors;
@@ -27,6 +29,8 @@ import io.github.ratelimit.autoconfigure.RateLimitProperties.Rule;
 import io.github.ratelimit.bucket.BucketDefinition;
 import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.bucket.BucketSource;
+import io.github.ratelimit.bucket.ConcurrencyLimiters;
+import io.github.ratelimit.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.store.RateLimitStore;
 
@@ -130,6 +134,15 @@ class RateLimitStartupSummary implements ApplicationListener<ApplicationEvent> {
 				described.add(describe(i, rules.get(i)));
 			}
 			text.append(String.join("; ", described));
+		}
+		ConcurrencyLimiters concurrency = this.context.getBeanProvider(ConcurrencyLimiters.class).getIfAvailable();
+		Map<String, ConcurrencyLimiter> limiters = (concurrency != null) ? new TreeMap<>(concurrency.all()) : Map.of();
+		if (!limiters.isEmpty()) {
+			text.append("\n  concurrency: ")
+				.append(limiters.values()
+					.stream()
+					.map((limiter) -> limiter.bucket() + " " + limiter.limit())
+					.collect(Collectors.joining("; ")));
 		}
 		// Said, so that whoever turned it on sees it took effect (and where it answers).
 		if (this.context.containsBean("rateLimitStatusFilterRegistration")

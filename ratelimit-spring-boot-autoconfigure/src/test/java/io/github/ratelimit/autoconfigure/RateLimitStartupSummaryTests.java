@@ -74,6 +74,15 @@ class RateLimitStartupSummaryTests {
 	}
 
 	@Test
+	void theSummaryListsTheConcurrencyLimits() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitAutoConfiguration.class))
+			.withPropertyValues("ratelimit.store=memory", "ratelimit.concurrency.exports.permits=5",
+					"ratelimit.concurrency.exports.lease=10s")
+			.run((context) -> assertThat(context.getBean(RateLimitStartupSummary.class).summary())
+				.contains("\n  concurrency: exports 5 in flight (lease 10s)\n"));
+	}
+
+	@Test
 	void onJedisTheSummaryNamesTheServerToo() {
 		// As an application that excludes Lettuce and adds Jedis, as the README says.
 		new ApplicationContextRunner().withClassLoader(new FilteredClassLoader("io.lettuce"))
