@@ -2,15 +2,18 @@ package io.github.ratelimit.aop;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.ParameterNameDiscoverer;
@@ -33,12 +36,12 @@ import io.github.ratelimit.expression.RateLimitExpressions;
 /**
  * Holds a permit of the method's {@link ConcurrencyLimited @ConcurrencyLimited} bucket
  * while the call runs: taken before it, given back once when it returns or throws, or
- * when the {@code CompletionStage}, {@code Mono} or {@code Flux} it returns completes,
- * fails or is cancelled.
+ * when the {@code CompletionStage}, {@code Mono}, {@code Flux}, Kotlin {@code Flow} or
+ * {@code suspend} call it makes completes, fails or is cancelled.
  *
  * @author ratelimit-spring-boot-starter authors
  */
-public final class ConcurrencyLimitedInterceptor implements MethodInterceptor {
+public final class ConcurrencyLimitedInterceptor implements MethodInterceptor, SmartInitializingSingleton {
 
 	private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
 			ConcurrencyLimitedInterceptor.class.getClassLoader());
@@ -51,14 +54,32 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor {
 
 	private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
 
+	private final Supplier<List<Method>> methods;
+
 	/**
 	 * Creates the interceptor.
 	 * @param limiters the limiters by bucket
 	 * @param expressions parses and evaluates keys
+	 * @param methods the methods with {@code @ConcurrencyLimited} of the beans proxied,
+	 * checked once every singleton exists
 	 */
-	public ConcurrencyLimitedInterceptor(ConcurrencyLimiters limiters, RateLimitExpressions expressions) {
+	public ConcurrencyLimitedInterceptor(ConcurrencyLimiters limiters, RateLimitExpressions expressions,
+			Supplier<List<Method>> methods) {
 		this.limiters = limiters;
 		this.expressions = expressions;
+		this.methods = methods;
+	}
+
+	/**
+	 * Works out, once, what each method needs per call, so that a mistake fails startup
+	 * rather than the first call.
+	 * @throws InvalidConcurrencyLimitException naming the method and attribute at fault
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		for (Method method : this.methods.get()) {
+			plan(method);
+		}
 	}
 
 	@Override
@@ -72,7 +93,7 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor {
 		}
 		String key = plan.key(invocation.getArguments());
 		if (plan.reactive) {
-			return ReactorConcurrency.limit(plan.limiter, key, plan.maxWait, invocation);
+			return ReactorConcurrency.limit(plan.limiter, key, plan.maxWait, invocation, method);
 		}
 		ConcurrencyPermit permit = acquire(plan.limiter, key, plan.maxWait);
 		Object result;
@@ -132,18 +153,6 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor {
 	}
 
 	/**
-	 * Works out, once, what each method needs per call, so that a mistake fails startup
-	 * rather than the first call.
-	 * @param methods the methods with {@code @ConcurrencyLimited}
-	 * @throws InvalidConcurrencyLimitException naming the method and attribute at fault
-	 */
-	public void prepare(Iterable<Method> methods) {
-		for (Method method : methods) {
-			plan(method);
-		}
-	}
-
-	/**
 	 * Returns the annotation of a method, or of its class.
 	 * @param method the method
 	 * @return the annotation, or {@code null}
@@ -176,14 +185,14 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor {
 
 		static Plan of(Method method, ConcurrencyLimited annotation, ConcurrencyLimitedInterceptor interceptor) {
 			String origin = "@ConcurrencyLimited on " + describe(method);
-			if (KotlinDetector.isSuspendingFunction(method)
-					|| method.getReturnType().getName().equals("kotlinx.coroutines.flow.Flow")) {
+			boolean kotlin = KotlinDetector.isSuspendingFunction(method)
+					|| method.getReturnType().getName().equals(ReactorConcurrency.FLOW);
+			if (kotlin && !REACTOR) {
 				throw new InvalidConcurrencyLimitException(origin,
-						"a Kotlin suspend function or Flow would give its permit back before it ran",
-						"Return a Mono or Flux (or block) on " + describe(method)
-								+ ", or take the permit with ConcurrencyLimiter in the function.");
+						"a Kotlin suspend function or Flow needs Reactor to hold its permit until it ends",
+						"Add kotlinx-coroutines-reactor (and so reactor-core) to the application's dependencies.");
 			}
-			boolean reactive = REACTOR && ReactorConcurrency.handles(method.getReturnType());
+			boolean reactive = REACTOR && (kotlin || ReactorConcurrency.handles(method.getReturnType()));
 			if (!reactive && REACTOR && org.reactivestreams.Publisher.class.isAssignableFrom(method.getReturnType())) {
 				throw new InvalidConcurrencyLimitException(origin,
 						"returns a " + method.getReturnType().getSimpleName() + ", which it cannot hold a permit for",

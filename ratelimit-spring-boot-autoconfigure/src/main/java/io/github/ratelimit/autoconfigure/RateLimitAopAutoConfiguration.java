@@ -1,8 +1,9 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.util.List;
+
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -93,24 +94,11 @@ public final class RateLimitAopAutoConfiguration {
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	ConcurrencyLimitedInterceptor concurrencyLimitedInterceptor(ConcurrencyLimiters concurrencyLimiters,
-			RateLimitExpressions expressions) {
-		return new ConcurrencyLimitedInterceptor(concurrencyLimiters, expressions);
-	}
-
-	/**
-	 * Checks every {@code @ConcurrencyLimited} method of the beans proxied once they all
-	 * exist, so that a mistake fails startup rather than the first call.
-	 */
-	@Bean
-	static SmartInitializingSingleton concurrencyLimitedMethodsCheck(ObjectProvider<ConcurrencyLimitedAdvisor> advisor,
-			ObjectProvider<ConcurrencyLimitedInterceptor> interceptor) {
-		return () -> {
+			RateLimitExpressions expressions, ObjectProvider<ConcurrencyLimitedAdvisor> advisor) {
+		return new ConcurrencyLimitedInterceptor(concurrencyLimiters, expressions, () -> {
 			ConcurrencyLimitedAdvisor methods = advisor.getIfAvailable();
-			ConcurrencyLimitedInterceptor check = interceptor.getIfAvailable();
-			if (methods != null && check != null) {
-				check.prepare(methods.matchedMethods());
-			}
-		};
+			return (methods != null) ? methods.matchedMethods() : List.of();
+		});
 	}
 
 	/**
