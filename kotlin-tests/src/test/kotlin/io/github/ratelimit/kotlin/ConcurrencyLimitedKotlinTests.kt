@@ -14,8 +14,6 @@ import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
 import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatExceptionOfType
-import org.junit.jupiter.api.AfterEach
-import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.Test
 import org.springframework.beans.factory.annotation.Autowired
 import org.springframework.boot.SpringBootConfiguration
@@ -51,16 +49,6 @@ class ConcurrencyLimitedKotlinTests : OnRedisUnderBlockHound() {
 
     @Autowired
     private lateinit var limiters: ConcurrencyLimiters
-
-    @BeforeEach
-    fun forgetEarlierCalls() {
-        BlockingCalls.forget()
-    }
-
-    @AfterEach
-    fun reportBlockingCalls() {
-        BlockingCalls.report()
-    }
 
     @Test
     fun aSuspendFunctionHoldsItsPermitUntilItReturns() = runBlocking {

@@ -7,8 +7,6 @@ import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
 import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatExceptionOfType
-import org.junit.jupiter.api.AfterEach
-import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.MethodOrderer
 import org.junit.jupiter.api.Order
 import org.junit.jupiter.api.Test
@@ -54,16 +52,6 @@ class KotlinCoroutinesTests : OnRedisUnderBlockHound() {
 
     @Autowired
     private lateinit var operations: RateLimitedOperationSource
-
-    @BeforeEach
-    fun forgetEarlierCalls() {
-        BlockingCalls.forget()
-    }
-
-    @AfterEach
-    fun reportBlockingCalls() {
-        BlockingCalls.report()
-    }
 
     @Test
     fun aSuspendHandlerIsLimitedWithoutBlockingWithTheLimitHeaders() {

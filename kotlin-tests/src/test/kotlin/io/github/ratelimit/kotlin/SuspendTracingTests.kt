@@ -8,8 +8,6 @@ import io.micrometer.tracing.test.simple.SimpleSpan
 import io.micrometer.tracing.test.simple.SimpleTracer
 import kotlinx.coroutines.delay
 import org.assertj.core.api.Assertions.assertThat
-import org.junit.jupiter.api.AfterEach
-import org.junit.jupiter.api.BeforeEach
 import org.junit.jupiter.api.Test
 import org.springframework.beans.factory.annotation.Autowired
 import org.springframework.boot.SpringBootConfiguration
@@ -49,16 +47,6 @@ class SuspendTracingTests : OnRedisUnderBlockHound() {
 
     @Autowired
     private lateinit var tracer: SimpleTracer
-
-    @BeforeEach
-    fun forgetEarlierCalls() {
-        BlockingCalls.forget()
-    }
-
-    @AfterEach
-    fun reportBlockingCalls() {
-        BlockingCalls.report()
-    }
 
     @Test
     fun aSuspendHandlersDecisionIsASpanUnderTheRequest() {
