@@ -167,8 +167,22 @@ class RedisCoalescingTests {
 			}
 			int op = random.nextInt(100);
 			if (op < 8) {
-				limits.set(k, buckets ? RedisDifferentialTests.changedBucket(random, specs)
-						: RedisDifferentialTests.changed(random, specs));
+				List<LimitSpec> changed = buckets ? RedisDifferentialTests.changedBucket(random, specs)
+						: RedisDifferentialTests.changed(random, specs);
+				if (buckets && single.peek(bucket, key, specs).resetAfterMicros() > capacityMicros(changed.get(0))) {
+					// A backlog above the new capacity is cut, or kept, by Redis's own
+					// clock
+					// (bucket.lua reads the key's PTTL), which this test's manual clock
+					// does
+					// not drive: the two stores wrote the key at different real instants,
+					// and on a loaded machine decided it apart (seed 2, step 289, in 3 of
+					// 5
+					// builds). RedisClockSkewTests covers that case; here both start the
+					// new limit from an empty key.
+					batched.reset(bucket, key, specs);
+					single.reset(bucket, key, specs);
+				}
+				limits.set(k, changed);
 			}
 			else if (op < 14) {
 				long cost = cost(random, specs.get(0), buckets);
@@ -266,6 +280,11 @@ class RedisCoalescingTests {
 					.isEqualTo(redis.server().command("GET", singleKeys[i]));
 			}
 		}
+	}
+
+	/** The time a bucket takes to fill from empty: its burst at its rate. */
+	private static double capacityMicros(LimitSpec spec) {
+		return (double) spec.burst() * spec.windowMicros() / spec.limit();
 	}
 
 	private static RedisRateLimitStore.Builder onClock(ManualTimeSource time) {
