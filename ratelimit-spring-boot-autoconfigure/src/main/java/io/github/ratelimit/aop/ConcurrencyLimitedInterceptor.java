@@ -54,6 +54,8 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor, S
 
 	private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
 
+	private final Map<Called, Method> specific = new ConcurrentHashMap<>();
+
 	private final Supplier<List<Method>> methods;
 
 	/**
@@ -86,7 +88,10 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor, S
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Class<?> targetClass = (invocation.getThis() != null) ? AopUtils.getTargetClass(invocation.getThis())
 				: invocation.getMethod().getDeclaringClass();
-		Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), targetClass);
+		// Resolved once per method and class: the lookup reflects, every call would pay
+		// it.
+		Method method = this.specific.computeIfAbsent(new Called(invocation.getMethod(), targetClass),
+				(called) -> AopUtils.getMostSpecificMethod(called.method(), called.target()));
 		Plan plan = plan(method);
 		if (plan == null) {
 			return invocation.proceed();
@@ -177,6 +182,10 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor, S
 			text.append((i > 0) ? ", " : "").append(types[i].getSimpleName());
 		}
 		return text.append(')').toString();
+	}
+
+	/** A method as called on a target class. */
+	private record Called(Method method, Class<?> target) {
 	}
 
 	/** What one method needs per call, worked out once. */
