@@ -104,6 +104,17 @@ public final class Decision {
 	}
 
 	/**
+	 * Creates an allowing decision that no rate limit made (a concurrency limit's): it
+	 * has no {@link #spec()} and no window.
+	 * @param limit the permits of the limit
+	 * @param remaining the permits left after this request
+	 * @return the decision
+	 */
+	public static Decision allowed(long limit, long remaining) {
+		return new Decision(true, limit, remaining, 0, 0, 0, null, null);
+	}
+
+	/**
 	 * Creates a rejection that no rate limit made (a concurrency limit's): it has no
 	 * {@link #spec()} and no window.
 	 * @param limit the permits of the limit

@@ -3,6 +3,8 @@ package io.github.ratelimit.concurrency;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 
+import io.github.ratelimit.Decision;
+
 /**
  * The answer to one request for a permit of a {@link ConcurrencyLimit}.
  *
@@ -26,6 +28,17 @@ public record ConcurrencyDecision(boolean acquired, int inFlight, int permits, i
 	 */
 	public int remaining() {
 		return Math.max(0, this.permits - this.inFlight);
+	}
+
+	/**
+	 * Returns this answer as a {@link Decision} without a window, so that the web layer
+	 * writes its limit headers and its {@code Retry-After} as it does a rate limit's.
+	 * @return the decision: allowed with the permits left, or rejected with at least a
+	 * microsecond's retry estimate
+	 */
+	public Decision asDecision() {
+		return this.acquired ? Decision.allowed(this.permits, remaining())
+				: Decision.rejected(this.permits, Math.max(1, this.retryAfterMicros));
 	}
 
 	/**

@@ -1,6 +1,5 @@
 package io.github.ratelimit.concurrency;
 
-import io.github.ratelimit.Decision;
 import io.github.ratelimit.Durations;
 import io.github.ratelimit.RateLimitExceededException;
 
@@ -26,7 +25,7 @@ public class ConcurrencyLimitExceededException extends RateLimitExceededExceptio
 	public ConcurrencyLimitExceededException(String bucket, ConcurrencyDecision decision) {
 		super("Concurrency limit reached for bucket '" + bucket + "' (" + decision.permits()
 				+ " in flight): retry after about " + Durations.readableMicros(decision.retryAfterMicros()), bucket,
-				Decision.rejected(decision.permits(), Math.max(1, decision.retryAfterMicros())));
+				decision.asDecision());
 		this.concurrency = decision;
 	}
 

@@ -1,13 +1,20 @@
 package io.github.ratelimit.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+
+import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.InvalidRateLimitConfigurationException;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.Rule;
 import io.github.ratelimit.bucket.BucketDefinition;
 import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.bucket.BucketSource;
+import io.github.ratelimit.bucket.ConcurrencyLimiters;
+import io.github.ratelimit.bucket.LimitSettings;
+import io.github.ratelimit.concurrency.ConcurrencyLimit;
+import io.github.ratelimit.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.web.FilterRule;
 import io.github.ratelimit.web.FilterRules;
@@ -28,13 +35,14 @@ final class FilterRulesFactory {
 	 * Builds the rules.
 	 * @param properties the configuration
 	 * @param registry where each rule's bucket is registered
+	 * @param concurrencyLimiters where each rule's concurrency limit is made
 	 * @param expressions parses the key and cost expressions
 	 * @param variables what the expressions see of a request on the stack
 	 * @return the rules
 	 * @throws InvalidFilterRuleException naming the rule when one cannot be built
 	 */
-	static FilterRules create(RateLimitProperties properties, BucketRegistry registry, RateLimitExpressions expressions,
-			RequestVariables variables) {
+	static FilterRules create(RateLimitProperties properties, BucketRegistry registry,
+			ConcurrencyLimiters concurrencyLimiters, RateLimitExpressions expressions, RequestVariables variables) {
 		List<FilterRule> rules = new ArrayList<>();
 		List<Rule> configured = properties.getFilter().getRules();
 		for (int i = 0; i < configured.size(); i++) {
@@ -42,10 +50,29 @@ final class FilterRulesFactory {
 			String name = "ratelimit.filter.rules[" + i + "]";
 			String bucketName = (rule.getBucket() != null && !rule.getBucket().isBlank()) ? rule.getBucket()
 					: "filter-" + i;
-			BucketDefinition bucket = registry.register(bucketName, RateLimitSettingsMapper.limit(rule),
-					BucketSource.FILTER, name);
+			ConcurrencyLimiter concurrency = concurrency(name, bucketName, rule, concurrencyLimiters);
+			LimitSettings limit = RateLimitSettingsMapper.limit(rule);
+			// A rule that limits requests in flight has a rate limit only when something
+			// sets one: its own fields or ratelimit.buckets, not the defaults alone.
+			boolean limitsRate = concurrency == null || !limit.equals(LimitSettings.NONE)
+					|| registry.find(bucketName) != null;
 			try {
-				rules.add(FilterRule.builder(name, bucket::bucket)
+				FilterRule.Builder builder;
+				if (limitsRate) {
+					BucketDefinition bucket = registry.register(bucketName, limit, BucketSource.FILTER, name);
+					builder = FilterRule.builder(name, bucket::bucket);
+				}
+				else if (!rule.getSettle().isBlank()) {
+					throw new InvalidFilterRuleException(name + ".settle",
+							name + ".settle is set, but the rule has no rate limit to settle: it only limits requests"
+									+ " in flight",
+							"Give " + name + " a limit and a window (or define ratelimit.buckets." + bucketName
+									+ "), or remove " + name + ".settle.");
+				}
+				else {
+					builder = FilterRule.builder(name);
+				}
+				rules.add(builder.concurrency(concurrency)
 					.paths(rule.getPaths())
 					.methods(rule.getMethods())
 					.key(rule.getKey())
@@ -56,8 +83,7 @@ final class FilterRulesFactory {
 			}
 			catch (InvalidRateLimitConfigurationException ex) {
 				// Already names what is at fault (the rule's property, its expression)
-				// and
-				// the fix.
+				// and the fix.
 				throw ex;
 			}
 			catch (IllegalArgumentException | IllegalStateException ex) {
@@ -68,6 +94,36 @@ final class FilterRulesFactory {
 			}
 		}
 		return new FilterRules(rules, properties.getFilter().getMatch());
+	}
+
+	/**
+	 * Returns the rule's concurrency limit, keyed like its rate limit (by its bucket), or
+	 * {@code null} when it sets none. Its own values are checked here, so that an error
+	 * names the rule's property rather than ratelimit.concurrency.
+	 */
+	private static @Nullable ConcurrencyLimiter concurrency(String name, String bucket, Rule rule,
+			ConcurrencyLimiters limiters) {
+		Integer permits = rule.getConcurrency();
+		if (permits == null) {
+			if (rule.getConcurrencyLease() != null) {
+				throw new InvalidFilterRuleException(name + ".concurrency-lease",
+						name + ".concurrency-lease is set, but " + name + ".concurrency is not",
+						"Set " + name + ".concurrency to the requests of a key that may be in flight at once, e.g. "
+								+ name + ".concurrency=10, or remove " + name + ".concurrency-lease.");
+			}
+			return null;
+		}
+		Duration lease = rule.getConcurrencyLease();
+		try {
+			new ConcurrencyLimit(permits, (lease != null) ? lease : ConcurrencyLimit.DEFAULT_LEASE);
+		}
+		catch (IllegalArgumentException ex) {
+			boolean leaseAtFault = String.valueOf(ex.getMessage()).startsWith("lease");
+			String property = name + (leaseAtFault ? ".concurrency-lease" : ".concurrency");
+			throw new InvalidFilterRuleException(property, property + ": " + ex.getMessage(),
+					"Set " + property + " within range, e.g. " + property + "=" + (leaseAtFault ? "30s" : "10") + ".");
+		}
+		return limiters.get(bucket, new ConcurrencyLimiters.Settings(permits, lease), name);
 	}
 
 }

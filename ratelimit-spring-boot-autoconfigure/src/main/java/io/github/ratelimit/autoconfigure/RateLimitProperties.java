@@ -510,6 +510,24 @@ public class RateLimitProperties implements Validator {
 		 */
 		private String settle = "";
 
+		/**
+		 * Requests of one key that may be in flight at once, across every instance that
+		 * shares the store: the rest get 429 at once. A permit is held until the response
+		 * is complete (streamed and asynchronous responses included). Overridden by
+		 * ratelimit.concurrency.<bucket>.permits. A rule with this and no limit of its
+		 * own (nor a ratelimit.buckets entry for its bucket) limits only requests in
+		 * flight.
+		 */
+		private @Nullable Integer concurrency;
+
+		/**
+		 * How long a concurrency permit is held without a renewal: a permit whose
+		 * instance crashed or froze comes back after it; held permits are renewed every
+		 * third of it. Defaults to 30s. Overridden by
+		 * ratelimit.concurrency.<bucket>.lease.
+		 */
+		private @Nullable Duration concurrencyLease;
+
 		public @Nullable String getBucket() {
 			return this.bucket;
 		}
@@ -548,6 +566,22 @@ public class RateLimitProperties implements Validator {
 
 		public void setSettle(String settle) {
 			this.settle = settle;
+		}
+
+		public @Nullable Integer getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(@Nullable Integer concurrency) {
+			this.concurrency = concurrency;
+		}
+
+		public @Nullable Duration getConcurrencyLease() {
+			return this.concurrencyLease;
+		}
+
+		public void setConcurrencyLease(@Nullable Duration concurrencyLease) {
+			this.concurrencyLease = concurrencyLease;
 		}
 
 	}

@@ -205,7 +205,8 @@ class RateLimitStartupSummary implements ApplicationListener<ApplicationEvent> {
 		String key = StringUtils.hasText(rule.getKey()) ? " by " + rule.getKey() : " shared";
 		String cost = "1".equals(rule.getCost().trim()) ? "" : " cost " + rule.getCost();
 		String settle = rule.getSettle().isBlank() ? "" : " settle " + rule.getSettle();
-		return "[" + index + "] " + methods + " " + paths + " -> " + bucket + key + cost + settle;
+		String concurrency = (rule.getConcurrency() != null) ? " at most " + rule.getConcurrency() + " in flight" : "";
+		return "[" + index + "] " + methods + " " + paths + " -> " + bucket + key + cost + settle + concurrency;
 	}
 
 	private List<String> skipped(List<BucketDefinition> buckets, List<Rule> rules, boolean filterActive) {

@@ -16,6 +16,7 @@ import org.springframework.web.servlet.HandlerExceptionResolver;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.ConcurrencyLimiters;
 import io.github.ratelimit.bucket.KeyStateReader;
 import io.github.ratelimit.clientip.ClientIpResolver;
 import io.github.ratelimit.expression.RateLimitExpressions;
@@ -67,9 +68,9 @@ public final class RateLimitWebAutoConfiguration {
 	@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimitProperties properties,
-			BucketRegistry registry, RateLimitExpressions expressions, Acquirer rateLimitAcquirer,
-			RateLimitResponses responses, ClientIpResolver clientIps) {
-		FilterRules rules = FilterRulesFactory.create(properties, registry, expressions,
+			BucketRegistry registry, ConcurrencyLimiters concurrencyLimiters, RateLimitExpressions expressions,
+			Acquirer rateLimitAcquirer, RateLimitResponses responses, ClientIpResolver clientIps) {
+		FilterRules rules = FilterRulesFactory.create(properties, registry, concurrencyLimiters, expressions,
 				new ServletRequestVariables(clientIps));
 		RateLimitFilter filter = new RateLimitFilter(rules, rateLimitAcquirer, responses);
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);

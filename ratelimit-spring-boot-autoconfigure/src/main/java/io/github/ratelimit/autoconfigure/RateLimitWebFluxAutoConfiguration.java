@@ -15,6 +15,7 @@ import org.springframework.web.server.WebFilter;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.ConcurrencyLimiters;
 import io.github.ratelimit.bucket.KeyStateReader;
 import io.github.ratelimit.clientip.ClientIpResolver;
 import io.github.ratelimit.expression.RateLimitExpressions;
@@ -61,10 +62,11 @@ public final class RateLimitWebFluxAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "ratelimit.filter.enabled", matchIfMissing = true)
 	RateLimitWebFilter rateLimitWebFilter(RateLimitProperties properties, BucketRegistry registry,
-			RateLimitExpressions expressions, Acquirer rateLimitAcquirer, ReactiveRateLimitResponses responses,
-			ClientIpResolver clientIps) {
+			ConcurrencyLimiters concurrencyLimiters, RateLimitExpressions expressions, Acquirer rateLimitAcquirer,
+			ReactiveRateLimitResponses responses, ClientIpResolver clientIps) {
 		return new RateLimitWebFilter(
-				FilterRulesFactory.create(properties, registry, expressions, new ExchangeVariables(clientIps)),
+				FilterRulesFactory.create(properties, registry, concurrencyLimiters, expressions,
+						new ExchangeVariables(clientIps)),
 				rateLimitAcquirer, responses, properties.getFilter().getOrder());
 	}
 

@@ -21,6 +21,7 @@ import org.springframework.web.util.pattern.PathPatternParser;
 import org.springframework.web.util.pattern.PatternParseException;
 
 import io.github.ratelimit.acquire.Bucket;
+import io.github.ratelimit.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.expression.NullKeyPolicy;
 import io.github.ratelimit.expression.RateLimitExpressions;
 
@@ -38,6 +39,9 @@ import io.github.ratelimit.expression.RateLimitExpressions;
  * {@code #exchange} for the reactive one). A rule with {@code GET} also matches
  * {@code HEAD}, as Spring serves {@code HEAD} with the {@code GET} handler: otherwise
  * {@code HEAD} would be a way around the limit.
+ * <p>
+ * A rule may also limit how many requests of a key are in flight at once
+ * ({@link #concurrency()}), alone or beside its rate limit.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -49,7 +53,9 @@ public final class FilterRule {
 
 	private final String name;
 
-	private final Supplier<Bucket> bucket;
+	private final @Nullable Supplier<Bucket> bucket;
+
+	private final @Nullable ConcurrencyLimiter concurrency;
 
 	private final List<PathPattern> paths;
 
@@ -73,6 +79,11 @@ public final class FilterRule {
 	private FilterRule(Builder builder, RateLimitExpressions expressions, RequestVariables variables) {
 		this.name = builder.name;
 		this.bucket = builder.bucket;
+		this.concurrency = builder.concurrency;
+		if (this.bucket == null && this.concurrency == null) {
+			throw new IllegalArgumentException(
+					builder.name + " limits nothing: give it a bucket or a concurrency limit");
+		}
 		this.nullKeyPolicy = builder.nullKeyPolicy;
 		this.paths = parsePaths(builder.name, builder.paths);
 		this.methods = parseMethods(builder.name, builder.methods);
@@ -122,7 +133,17 @@ public final class FilterRule {
 	 * @return a new builder
 	 */
 	public static Builder builder(String name, Supplier<Bucket> bucket) {
-		return new Builder(name, bucket);
+		return new Builder(name, Objects.requireNonNull(bucket, "'bucket' must not be null"));
+	}
+
+	/**
+	 * Starts a builder for a rule that only limits the requests in flight: it must be
+	 * given a {@link Builder#concurrency concurrency limit}.
+	 * @param name where the rule is configured, for messages
+	 * @return a new builder
+	 */
+	public static Builder builder(String name) {
+		return new Builder(name, null);
 	}
 
 	/**
@@ -134,11 +155,20 @@ public final class FilterRule {
 	}
 
 	/**
-	 * Returns the bucket that limits matching requests.
-	 * @return the bucket
+	 * Returns the bucket that limits the rate of matching requests.
+	 * @return the bucket, or {@code null} for a rule that only limits the requests in
+	 * flight
 	 */
-	public Bucket bucket() {
-		return this.bucket.get();
+	public @Nullable Bucket bucket() {
+		return (this.bucket != null) ? this.bucket.get() : null;
+	}
+
+	/**
+	 * Returns the limit on the requests of a key in flight at once.
+	 * @return the limiter, or {@code null} when the rule does not limit concurrency
+	 */
+	public @Nullable ConcurrencyLimiter concurrency() {
+		return this.concurrency;
 	}
 
 	/**
@@ -286,7 +316,10 @@ public final class FilterRule {
 
 	@Override
 	public String toString() {
-		return this.name + " " + this.paths + " " + this.methods + " -> " + bucket().name();
+		Bucket bucket = bucket();
+		return this.name + " " + this.paths + " " + this.methods + " -> " + ((bucket != null) ? bucket.name() : "")
+				+ ((this.concurrency != null)
+						? ((bucket != null) ? " and " : "") + this.concurrency.limit().permits() + " in flight" : "");
 	}
 
 	private static List<PathPattern> parsePaths(String name, List<String> paths) {
@@ -342,7 +375,9 @@ public final class FilterRule {
 
 		private final String name;
 
-		private final Supplier<Bucket> bucket;
+		private final @Nullable Supplier<Bucket> bucket;
+
+		private @Nullable ConcurrencyLimiter concurrency;
 
 		private List<String> paths = List.of();
 
@@ -356,9 +391,19 @@ public final class FilterRule {
 
 		private NullKeyPolicy nullKeyPolicy = NullKeyPolicy.ERROR;
 
-		private Builder(String name, Supplier<Bucket> bucket) {
+		private Builder(String name, @Nullable Supplier<Bucket> bucket) {
 			this.name = Objects.requireNonNull(name, "'name' must not be null");
-			this.bucket = Objects.requireNonNull(bucket, "'bucket' must not be null");
+			this.bucket = bucket;
+		}
+
+		/**
+		 * Sets the limit on the requests of a key in flight at once; none by default.
+		 * @param concurrency the limiter, keyed like the rule's rate limit
+		 * @return this builder
+		 */
+		public Builder concurrency(@Nullable ConcurrencyLimiter concurrency) {
+			this.concurrency = concurrency;
+			return this;
 		}
 
 		/**
@@ -404,12 +449,6 @@ public final class FilterRule {
 		}
 
 		/**
-		 * Sets what happens when the key evaluates to {@code null}; {@code ERROR} by
-		 * default.
-		 * @param nullKeyPolicy the policy
-		 * @return this builder
-		 */
-		/**
 		 * Sets the SpEL for what a request really used, read from its response
 		 * ({@link ResponseSettlement}); blank for none.
 		 * @param settle the SpEL
@@ -420,6 +459,12 @@ public final class FilterRule {
 			return this;
 		}
 
+		/**
+		 * Sets what happens when the key evaluates to {@code null}; {@code ERROR} by
+		 * default.
+		 * @param nullKeyPolicy the policy
+		 * @return this builder
+		 */
 		public Builder nullKeyPolicy(NullKeyPolicy nullKeyPolicy) {
 			this.nullKeyPolicy = Objects.requireNonNull(nullKeyPolicy, "'nullKeyPolicy' must not be null");
 			return this;

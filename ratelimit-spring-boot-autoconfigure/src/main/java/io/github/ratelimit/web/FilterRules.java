@@ -11,7 +11,9 @@ import org.springframework.http.server.PathContainer;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.Acquisition;
+import io.github.ratelimit.acquire.Bucket;
 import io.github.ratelimit.acquire.PermitRequest;
+import io.github.ratelimit.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.expression.NullKeyPolicy;
 
 /**
@@ -73,6 +75,7 @@ public final class FilterRules {
 	public Plan plan(Object request, String method, @Nullable PathContainer path) {
 		List<PermitRequest> requests = null;
 		List<FilterRule> planned = new ArrayList<>(0);
+		List<InFlightPermits.Claim> inFlight = List.of();
 		for (FilterRule rule : this.rules) {
 			if (!rule.matches(method, path)) {
 				continue;
@@ -85,19 +88,31 @@ public final class FilterRules {
 					}
 					continue;
 				}
-				return new Plan(List.of(), List.of(), rule);
+				return new Plan(List.of(), List.of(), List.of(), rule);
 			}
-			PermitRequest permits = PermitRequest.of(rule.bucket(), key, rule.cost(request));
+			Bucket bucket = rule.bucket();
+			ConcurrencyLimiter concurrency = rule.concurrency();
 			if (this.match == MatchMode.FIRST) {
-				return new Plan(List.of(permits), List.of(rule), null);
+				return new Plan(
+						(bucket != null) ? List.of(PermitRequest.of(bucket, key, rule.cost(request))) : List.of(),
+						(bucket != null) ? List.of(rule) : List.of(),
+						(concurrency != null) ? List.of(new InFlightPermits.Claim(concurrency, key)) : List.of(), null);
 			}
-			if (requests == null) {
-				requests = new ArrayList<>(this.rules.size());
+			if (bucket != null) {
+				if (requests == null) {
+					requests = new ArrayList<>(this.rules.size());
+				}
+				requests.add(PermitRequest.of(bucket, key, rule.cost(request)));
+				planned.add(rule);
 			}
-			requests.add(permits);
-			planned.add(rule);
+			if (concurrency != null) {
+				if (inFlight.isEmpty()) {
+					inFlight = new ArrayList<>(2);
+				}
+				inFlight.add(new InFlightPermits.Claim(concurrency, key));
+			}
 		}
-		return (requests != null) ? new Plan(requests, planned, null) : new Plan(List.of(), List.of(), null);
+		return new Plan((requests != null) ? requests : List.of(), planned, inFlight, null);
 	}
 
 	/**
@@ -147,10 +162,21 @@ public final class FilterRules {
 	 * @param requests the permits to take, one request per matching rule, in rule order;
 	 * empty when no rule limits the request
 	 * @param rules the rule of each request, in the same order
+	 * @param inFlight the concurrency limits that apply, in rule order, each with the
+	 * request's key
 	 * @param missingKey the rule whose key was {@code null} under
 	 * {@link NullKeyPolicy#ERROR}, or {@code null}
 	 */
-	public record Plan(List<PermitRequest> requests, List<FilterRule> rules, @Nullable FilterRule missingKey) {
+	public record Plan(List<PermitRequest> requests, List<FilterRule> rules, List<InFlightPermits.Claim> inFlight,
+			@Nullable FilterRule missingKey) {
+
+		/**
+		 * Returns whether no rule limits the request.
+		 * @return {@code true} when there is nothing to take
+		 */
+		public boolean isEmpty() {
+			return this.requests.isEmpty() && this.inFlight.isEmpty();
+		}
 
 		/**
 		 * Returns whether a rule of the plan settles from the response.

@@ -57,6 +57,36 @@ final class Policies {
 	}
 
 	/**
+	 * Renames each concurrency limit's policy ({@code <bucket>-concurrency}) whose name a
+	 * rate limit's policy of the same response has: a request limited by a bucket's rate
+	 * and by its concurrency advertises two policies, which a client must tell apart.
+	 * @param policies the policies of one response
+	 * @return the policies, renamed where needed
+	 */
+	static List<Policy> withConcurrencyApart(List<Policy> policies) {
+		List<Policy> result = null;
+		for (int i = 0; i < policies.size(); i++) {
+			Policy policy = policies.get(i);
+			if (policy.windowSeconds() == null && hasRatePolicy(policies, policy.name())) {
+				if (result == null) {
+					result = new ArrayList<>(policies);
+				}
+				result.set(i, new Policy(policy.name() + "-concurrency", policy.decision()));
+			}
+		}
+		return (result != null) ? result : policies;
+	}
+
+	private static boolean hasRatePolicy(List<Policy> policies, String name) {
+		for (Policy policy : policies) {
+			if (policy.windowSeconds() != null && policy.name().equals(name)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * Returns whole seconds, rounded up, so a client that waits that long is never early.
 	 * @param micros a duration in microseconds
 	 * @return the seconds

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.acquire.LimitMode;
 import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.concurrency.ConcurrencyPermit;
 import io.github.ratelimit.web.Policies.Policy;
 import io.github.ratelimit.web.ResponseLimits.Entry;
 
@@ -62,6 +63,12 @@ public final class RateLimitHeaders {
 	public static final int MAX_DECISIONS = 16;
 
 	/**
+	 * The quota unit of a concurrency limit's policy: its quota counts requests in
+	 * flight, not requests per window.
+	 */
+	private static final String CONCURRENT_REQUESTS = ";qu=\"concurrent-requests\"";
+
+	/**
 	 * The name under which a request stack keeps a request's {@link ResponseLimits} (a
 	 * servlet request attribute, an exchange attribute).
 	 */
@@ -97,6 +104,17 @@ public final class RateLimitHeaders {
 			return;
 		}
 		update(limits, result.bucket().name(), result.key(), result.decision(), setHeader);
+	}
+
+	/**
+	 * Adds a concurrency permit a request holds: its policy counts requests in flight
+	 * ({@code qu="concurrent-requests"}), without a window.
+	 * @param limits the decisions of the response so far
+	 * @param permit the permit, taken
+	 * @param setHeader sets a header field of the response, replacing any earlier value
+	 */
+	public void addInFlight(ResponseLimits limits, ConcurrencyPermit permit, BiConsumer<String, String> setHeader) {
+		update(limits, permit.bucket(), permit.key(), permit.decision().asDecision(), setHeader);
 	}
 
 	/**
@@ -146,6 +164,7 @@ public final class RateLimitHeaders {
 			for (Entry entry : entries) {
 				policies.addAll(Policies.of(entry.bucket(), entry.decision()));
 			}
+			policies = Policies.withConcurrencyApart(policies);
 		}
 		if (policies.isEmpty()) {
 			return;
@@ -175,11 +194,15 @@ public final class RateLimitHeaders {
 				if (window != null) {
 					quotas.append(";w=").append(window.longValue());
 				}
+				else {
+					quotas.append(CONCURRENT_REQUESTS);
+				}
 			}
-			appendSfString(separate(states), policy.name()).append(";r=")
-				.append(decision.remaining())
-				.append(";t=")
-				.append(policy.resetSeconds());
+			appendSfString(separate(states), policy.name()).append(";r=").append(decision.remaining());
+			// A count of calls in flight has no window within which it holds.
+			if (policy.windowSeconds() != null) {
+				states.append(";t=").append(policy.resetSeconds());
+			}
 		}
 		setHeader.accept(POLICY, quotas.toString());
 		setHeader.accept(RATE_LIMIT, states.toString());

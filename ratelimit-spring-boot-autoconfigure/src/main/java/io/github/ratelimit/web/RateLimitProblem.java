@@ -52,7 +52,12 @@ public record RateLimitProblem(int status, @Nullable String retryAfter, String b
 		String retryAfter = null;
 		String detail;
 		long seconds = RateLimitHeaders.retryAfterSeconds(decision);
-		if (seconds > 0) {
+		if (seconds > 0 && ResponseLimits.inFlight(decision)) {
+			retryAfter = String.valueOf(seconds);
+			detail = "Concurrency limit '" + bucket + "' reached: " + decision.limit()
+					+ " requests in flight; retry after about " + seconds + ((seconds == 1) ? " second." : " seconds.");
+		}
+		else if (seconds > 0) {
 			retryAfter = String.valueOf(seconds);
 			detail = "Rate limit '" + bucket + "' exceeded; retry after " + seconds
 					+ ((seconds == 1) ? " second." : " seconds.");

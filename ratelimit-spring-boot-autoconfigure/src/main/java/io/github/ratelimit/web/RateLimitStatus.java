@@ -91,6 +91,10 @@ public final class RateLimitStatus {
 		boolean first = true;
 		for (FilterRule rule : rules) {
 			Bucket bucket = rule.bucket();
+			if (bucket == null) {
+				// A rule that only limits requests in flight has no rate limit to show.
+				continue;
+			}
 			String key = (bucket.mode() != LimitMode.SHADOW) ? rule.key(request) : null;
 			if (key == null) {
 				continue;

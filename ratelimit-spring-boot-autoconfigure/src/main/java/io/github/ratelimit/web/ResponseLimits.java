@@ -10,9 +10,10 @@ import io.github.ratelimit.Decision;
 /**
  * The decisions one response advertises in its limit headers, collected while its request
  * is handled: one per bucket and key, the latest for each, at most
- * {@link RateLimitHeaders#MAX_DECISIONS}. A request stack keeps one per request (the
- * servlet filter in a request attribute) and hands it to {@link RateLimitHeaders}.
- * Thread-safe: an asynchronous handler may report while the request thread does.
+ * {@link RateLimitHeaders#MAX_DECISIONS}; a bucket's concurrency limit apart from its
+ * rate limits. A request stack keeps one per request (the servlet filter in a request
+ * attribute) and hands it to {@link RateLimitHeaders}. Thread-safe: an asynchronous
+ * handler may report while the request thread does.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -34,7 +35,8 @@ public final class ResponseLimits {
 			if (existing.decision() == decision) {
 				return null;
 			}
-			if (!existing.bucket().equals(bucket)) {
+			if (!existing.bucket().equals(bucket) || inFlight(existing.decision()) != inFlight(decision)) {
+				// A bucket's concurrency limit is a counter apart from its rate limits.
 				continue;
 			}
 			if (key == null && !existing.decision().allowed()) {
@@ -52,6 +54,14 @@ public final class ResponseLimits {
 		}
 		this.entries.add(entry);
 		return List.copyOf(this.entries);
+	}
+
+	/**
+	 * Returns whether a decision is a concurrency limit's: the only kind without a
+	 * window.
+	 */
+	static boolean inFlight(Decision decision) {
+		return decision.spec() == null && decision.limits().size() == 1;
 	}
 
 	/**

@@ -47,7 +47,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.filter.rules[0].bucket=greeting", "ratelimit.filter.rules[0].paths=/api/greeting",
 				"ratelimit.filter.rules[0].key=#clientIp", "ratelimit.filter.rules[0].limit=5",
 				"ratelimit.filter.rules[0].window=1m", "ratelimit.filter.rules[0].algorithm=token-bucket" })
-@AutoConfigureWebTestClient
+@AutoConfigureWebTestClient(timeout = "PT1M")
 abstract class WebFluxDecisionTracingTests {
 
 	private static final Duration SPANS_END_WITHIN = Duration.ofSeconds(30);

@@ -1,5 +1,6 @@
 package io.github.ratelimit.web;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,11 @@ import io.github.ratelimit.acquire.LimitMode;
 import io.github.ratelimit.acquire.Outcome;
 import io.github.ratelimit.acquire.PermitRequest;
 import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.concurrency.ConcurrencyLimit;
+import io.github.ratelimit.concurrency.ConcurrencyLimiter;
+import io.github.ratelimit.concurrency.ConcurrencyPermit;
+import io.github.ratelimit.concurrency.InMemoryConcurrencyStore;
+import io.github.ratelimit.concurrency.LeaseRenewer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,6 +43,38 @@ class RateLimitHeadersTests {
 		this.draft.add(this.limits, allowed("b", "", spec, 2, 500_001), this.headers::put);
 		assertThat(this.headers.get(RateLimitHeaders.POLICY)).isEqualTo("\"b\";q=3;w=2");
 		assertThat(this.headers.get(RateLimitHeaders.RATE_LIMIT)).isEqualTo("\"b\";r=2;t=1");
+	}
+
+	@Test
+	void aConcurrencyLimitIsAPolicyOfConcurrentRequestsWithoutWindowOrReset() {
+		try (LeaseRenewer renewer = new LeaseRenewer()) {
+			ConcurrencyLimiter exports = new ConcurrencyLimiter(new InMemoryConcurrencyStore(), "exports",
+					new ConcurrencyLimit(5, Duration.ofSeconds(30)), renewer, List.of());
+			ConcurrencyPermit permit = exports.tryAcquire("t1");
+			this.draft.addInFlight(this.limits, permit, this.headers::put);
+			assertThat(this.headers.get(RateLimitHeaders.POLICY))
+				.isEqualTo("\"exports\";q=5;qu=\"concurrent-requests\"");
+			assertThat(this.headers.get(RateLimitHeaders.RATE_LIMIT)).isEqualTo("\"exports\";r=4");
+			permit.release();
+		}
+	}
+
+	@Test
+	void aBucketsConcurrencyLimitIsAdvertisedApartFromItsRateLimit() {
+		try (LeaseRenewer renewer = new LeaseRenewer()) {
+			ConcurrencyLimiter reports = new ConcurrencyLimiter(new InMemoryConcurrencyStore(), "reports",
+					new ConcurrencyLimit(2, Duration.ofSeconds(30)), renewer, List.of());
+			ConcurrencyPermit permit = reports.tryAcquire("k");
+			this.draft.addInFlight(this.limits, permit, this.headers::put);
+			LimitSpec spec = LimitSpec.of(5, "1m", Algorithm.TOKEN_BUCKET);
+			this.draft.add(this.limits, allowed("reports", "k", spec, 4, 12_000_000), this.headers::put);
+			// Neither replaces the other: two counters of one bucket and key.
+			assertThat(this.headers)
+				.containsEntry(RateLimitHeaders.POLICY,
+						"\"reports-concurrency\";q=2;qu=\"concurrent-requests\", \"reports\";q=5;w=60")
+				.containsEntry(RateLimitHeaders.RATE_LIMIT, "\"reports-concurrency\";r=1, \"reports\";r=4;t=12");
+			permit.release();
+		}
 	}
 
 	@Test

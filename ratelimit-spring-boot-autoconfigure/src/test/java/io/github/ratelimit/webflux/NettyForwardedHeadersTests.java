@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.buckets.api.limit=10", "ratelimit.buckets.api.window=1h",
 				"ratelimit.filter.rules[0].bucket=api", "ratelimit.filter.rules[0].paths=/api/greeting",
 				"ratelimit.filter.rules[0].key=#clientIp" })
-@AutoConfigureWebTestClient
+@AutoConfigureWebTestClient(timeout = "PT1M")
 @ExtendWith(OutputCaptureExtension.class)
 class NettyForwardedHeadersTests {
 

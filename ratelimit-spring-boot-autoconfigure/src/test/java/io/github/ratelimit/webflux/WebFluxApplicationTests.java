@@ -48,7 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.filter.rules[1].paths=/api/search", "ratelimit.filter.rules[1].key=#clientIp",
 				"ratelimit.filter.rules[2].bucket=smooth", "ratelimit.filter.rules[2].paths=/api/smooth",
 				"management.endpoints.web.exposure.include=ratelimits" })
-@AutoConfigureWebTestClient
+@AutoConfigureWebTestClient(timeout = "PT1M")
 @ExtendWith(OutputCaptureExtension.class)
 class WebFluxApplicationTests {
 

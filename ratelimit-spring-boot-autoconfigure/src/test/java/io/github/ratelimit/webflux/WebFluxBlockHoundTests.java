@@ -66,7 +66,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 				"ratelimit.filter.rules[3].bucket=keyed", "ratelimit.filter.rules[3].paths=/api/keyed",
 				"ratelimit.filter.rules[3].key=#request.queryParams.getFirst('k')",
 				"ratelimit.filter.rules[3].limit=1000000", "ratelimit.filter.rules[3].window=1m" })
-@AutoConfigureWebTestClient
+@AutoConfigureWebTestClient(timeout = "PT1M")
 class WebFluxBlockHoundTests {
 
 	@RegisterExtension

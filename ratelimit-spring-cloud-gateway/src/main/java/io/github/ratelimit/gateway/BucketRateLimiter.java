@@ -1,5 +1,6 @@
 package io.github.ratelimit.gateway;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.context.ContextView;
 
 import org.springframework.cloud.gateway.event.FilterArgsEvent;
@@ -21,6 +23,8 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.server.ResponseStatusException;
 
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.InvalidRateLimitConfigurationException;
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.Acquisition;
 import io.github.ratelimit.acquire.Bucket;
@@ -28,8 +32,13 @@ import io.github.ratelimit.acquire.PermitRequest;
 import io.github.ratelimit.acquire.RateLimitResult;
 import io.github.ratelimit.bucket.BucketDefinition;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.ConcurrencyLimiters;
+import io.github.ratelimit.concurrency.ConcurrencyLimit;
+import io.github.ratelimit.concurrency.ConcurrencyLimiter;
+import io.github.ratelimit.concurrency.ConcurrencyPermit;
 import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.store.StoreUnavailableException;
+import io.github.ratelimit.web.InFlightPermits;
 import io.github.ratelimit.web.RateLimitHeaders;
 import io.github.ratelimit.web.ResponseLimits;
 import io.github.ratelimit.web.ResponseSettlement;
@@ -57,6 +66,12 @@ import io.github.ratelimit.web.ResponseSettlement;
  * answers with its status code (429 by default). When the store cannot decide and
  * {@code ratelimit.failure-mode} is {@code closed}, the request fails with 503 Service
  * Unavailable; {@code fallback} and {@code open} are decided by the store itself.
+ * <p>
+ * A route with {@code ratelimit.concurrency} also limits how many of a key's requests are
+ * in flight at once, across every instance: a permit is taken, off the event loop, before
+ * the rate limit is asked, and held until the response is complete, fails or is cancelled
+ * (the {@link ResponseSettlementFilter} releases it). Such a route needs no
+ * {@code ratelimit.buckets} entry: without one it limits only the requests in flight.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -78,12 +93,20 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 
 	private final RateLimitExpressions expressions;
 
+	private final @Nullable ConcurrencyLimiters concurrencyLimiters;
+
 	private final Map<String, RoutePlan> plans = new ConcurrentHashMap<>();
 
 	/**
 	 * Routes that settle without the {@link ResponseSettlementFilter}, warned of once.
 	 */
 	private final Set<String> unsettled = ConcurrentHashMap.newKeySet();
+
+	/**
+	 * Routes that limit concurrency without the {@link ResponseSettlementFilter}, warned
+	 * of once.
+	 */
+	private final Set<String> unreleased = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Creates the limiter.
@@ -107,7 +130,25 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 	 */
 	public BucketRateLimiter(BucketRegistry registry, Acquirer acquirer, RateLimitHeaders headers,
 			@Nullable ConfigurationService configurationService, RateLimitExpressions expressions) {
+		this(registry, acquirer, headers, configurationService, expressions, null);
+	}
+
+	/**
+	 * Creates the limiter.
+	 * @param registry the buckets routes name
+	 * @param acquirer takes the permits
+	 * @param headers works out the limit headers
+	 * @param configurationService binds the filter arguments of each route
+	 * @param expressions parses and evaluates the routes' {@code ratelimit.settle}
+	 * @param concurrencyLimiters the concurrency limits routes with
+	 * {@code ratelimit.concurrency} take permits of, or {@code null} when routes cannot
+	 * set one
+	 */
+	public BucketRateLimiter(BucketRegistry registry, Acquirer acquirer, RateLimitHeaders headers,
+			@Nullable ConfigurationService configurationService, RateLimitExpressions expressions,
+			@Nullable ConcurrencyLimiters concurrencyLimiters) {
 		super(Config.class, CONFIGURATION_PROPERTY_NAME, configurationService);
+		this.concurrencyLimiters = concurrencyLimiters;
 		this.registry = Objects.requireNonNull(registry, "'registry' must not be null");
 		this.acquirer = Objects.requireNonNull(acquirer, "'acquirer' must not be null");
 		this.headers = Objects.requireNonNull(headers, "'headers' must not be null");
@@ -137,6 +178,65 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 		catch (InvalidRouteException ex) {
 			return Mono.error(ex);
 		}
+		ConcurrencyLimiter concurrency = plan.concurrency();
+		Mono<Response> response;
+		if (concurrency == null) {
+			response = limitRate(routeId, plan, id, new Limits());
+		}
+		else {
+			// Taking a permit is a blocking store call: off the event loop.
+			response = Mono.deferContextual((context) -> Mono
+				.fromCallable(() -> InFlightPermits.acquire(List.of(new InFlightPermits.Claim(concurrency, id))))
+				.subscribeOn(Schedulers.boundedElastic())
+				.flatMap((inFlight) -> holdUntilComplete(routeId, plan, id, inFlight, context)));
+		}
+		return response.onErrorMap(StoreUnavailableException.class,
+				(ex) -> new ResponseStatusException(HttpStatus.SERVICE_UNAVAILABLE,
+						"Rate limit store unavailable (ratelimit.failure-mode=closed)", ex));
+	}
+
+	/**
+	 * Answers for a request that asked for its concurrency permit: a refusal at once;
+	 * otherwise the permit is handed to the {@link ResponseSettlementFilter}, which
+	 * releases it when the response is complete, and the rate limit (if the route has
+	 * one) is asked. A refusal by the rate limit releases the permit at once.
+	 */
+	private Mono<Response> holdUntilComplete(String routeId, RoutePlan plan, String id, InFlightPermits inFlight,
+			ContextView context) {
+		Limits limits = new Limits();
+		ConcurrencyPermit refused = inFlight.rejection();
+		if (refused != null) {
+			Decision rejection = refused.decision().asDecision();
+			this.headers.addRejection(limits.responseLimits, refused.bucket(), rejection, limits.fields::put);
+			return Mono.just(limits.reject(rejection));
+		}
+		ResponseSettlementFilter.Reservations reservations = context
+			.getOrDefault(ResponseSettlementFilter.Reservations.class, null);
+		if (reservations != null) {
+			reservations.hold(inFlight);
+		}
+		else {
+			inFlight.release();
+			if (this.unreleased.add(routeId)) {
+				logger.warn("Route '" + routeId + "': " + CONFIGURATION_PROPERTY_NAME + ".concurrency is set, but the "
+						+ "ResponseSettlementFilter is not in the gateway's filters, which releases permits when a "
+						+ "response is complete, so the route's requests in flight are not limited (logged once)");
+			}
+		}
+		for (ConcurrencyPermit permit : inFlight.held()) {
+			this.headers.addInFlight(limits.responseLimits, permit, limits.fields::put);
+		}
+		if (plan.definition() == null) {
+			return Mono.just(limits.allow());
+		}
+		return limitRate(routeId, plan, id, limits).doOnNext((response) -> {
+			if (!response.isAllowed()) {
+				this.acquirer.waiter().executor().execute(inFlight::release);
+			}
+		});
+	}
+
+	private Mono<Response> limitRate(String routeId, RoutePlan plan, String id, Limits limits) {
 		List<PermitRequest> requests = List.of(PermitRequest.of(plan.bucket(), id, plan.cost()));
 		// Through handle: Reactor makes the subscriber context's thread locals current
 		// around it, even without automatic context propagation, so the exchange's
@@ -146,10 +246,7 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 			.flatMap(Mono::fromCompletionStage)
 			.transformDeferredContextual((acquired, context) -> (plan.settlement() == null) ? acquired
 					: acquired.doOnNext((acquisition) -> reserve(routeId, plan, acquisition, context)))
-			.map(this::response)
-			.onErrorMap(StoreUnavailableException.class,
-					(ex) -> new ResponseStatusException(HttpStatus.SERVICE_UNAVAILABLE,
-							"Rate limit store unavailable (ratelimit.failure-mode=closed)", ex));
+			.map((acquisition) -> response(acquisition, limits));
 	}
 
 	/**
@@ -174,19 +271,14 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 		}
 	}
 
-	private Response response(Acquisition acquisition) {
-		Map<String, String> fields = new LinkedHashMap<>();
-		ResponseLimits limits = new ResponseLimits();
+	private Response response(Acquisition acquisition, Limits limits) {
 		for (RateLimitResult result : acquisition.results()) {
-			this.headers.add(limits, result, fields::put);
+			this.headers.add(limits.responseLimits, result, limits.fields::put);
 		}
 		if (!acquisition.granted()) {
-			long retryAfter = RateLimitHeaders.retryAfterSeconds(acquisition.rejection().decision());
-			if (retryAfter > 0) {
-				fields.put(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfter));
-			}
+			return limits.reject(acquisition.rejection().decision());
 		}
-		return new Response(acquisition.granted(), fields);
+		return limits.allow();
 	}
 
 	private RoutePlan plan(String routeId, Config config) {
@@ -203,7 +295,8 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 					"Set " + CONFIGURATION_PROPERTY_NAME + ".cost to the permits one request takes, or leave it out"
 							+ " for 1.");
 		}
-		if (this.registry.find(name) == null) {
+		ConcurrencyLimiter concurrency = concurrency(routeId, name, config);
+		if (this.registry.find(name) == null && concurrency == null) {
 			List<String> defined = this.registry.buckets().stream().map(BucketDefinition::name).toList();
 			throw new InvalidRouteException(routeId,
 					"Route '" + routeId + "': RequestRateLimiter names bucket '" + name + "' by " + argument
@@ -212,7 +305,8 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 							+ ".window=1m), or set the filter argument " + CONFIGURATION_PROPERTY_NAME
 							+ ".bucket to a defined bucket" + (defined.isEmpty() ? "." : ": " + defined + "."));
 		}
-		BucketDefinition bucket = this.registry.use(name, "route '" + routeId + "' (RequestRateLimiter)");
+		BucketDefinition bucket = (this.registry.find(name) != null)
+				? this.registry.use(name, "route '" + routeId + "' (RequestRateLimiter)") : null;
 		String where = "route '" + routeId + "' RequestRateLimiter argument " + CONFIGURATION_PROPERTY_NAME + ".settle";
 		ResponseSettlement settlement;
 		try {
@@ -223,7 +317,81 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 					"Correct " + CONFIGURATION_PROPERTY_NAME + ".settle: SpEL with #status and #header('<name>'), e.g."
 							+ " #header('X-Tokens-Used'), or leave it out.");
 		}
-		return new RoutePlan(bucket, config.getCost(), settlement);
+		if (settlement != null && bucket == null) {
+			throw new InvalidRouteException(routeId,
+					"Route '" + routeId + "': " + CONFIGURATION_PROPERTY_NAME + ".settle is set, but bucket '" + name
+							+ "' has no rate limit to settle (no ratelimit.buckets." + name + " entry defines it).",
+					"Define ratelimit.buckets." + name + ", or remove " + CONFIGURATION_PROPERTY_NAME + ".settle.");
+		}
+		return new RoutePlan(bucket, config.getCost(), settlement, concurrency);
+	}
+
+	/**
+	 * Returns the route's concurrency limit, keyed like its rate limit (by its bucket),
+	 * or {@code null} when it sets none.
+	 */
+	private @Nullable ConcurrencyLimiter concurrency(String routeId, String bucket, Config config) {
+		Integer permits = config.getConcurrency();
+		String argument = CONFIGURATION_PROPERTY_NAME + ".concurrency";
+		if (permits == null) {
+			if (config.getConcurrencyLease() != null) {
+				throw new InvalidRouteException(routeId,
+						"Route '" + routeId + "': RequestRateLimiter argument " + argument + "-lease is set, but "
+								+ argument + " is not.",
+						"Set " + argument + " to the requests of a key that may be in flight at once, or remove "
+								+ argument + "-lease.");
+			}
+			return null;
+		}
+		if (this.concurrencyLimiters == null) {
+			throw new InvalidRouteException(routeId,
+					"Route '" + routeId + "': RequestRateLimiter argument " + argument
+							+ " is set, but this BucketRateLimiter was made without concurrency limiters.",
+					"Create the BucketRateLimiter with the application's ConcurrencyLimiters, or remove " + argument
+							+ ".");
+		}
+		Duration lease = config.getConcurrencyLease();
+		try {
+			new ConcurrencyLimit(permits, (lease != null) ? lease : ConcurrencyLimit.DEFAULT_LEASE);
+		}
+		catch (IllegalArgumentException ex) {
+			String at = String.valueOf(ex.getMessage()).startsWith("lease") ? argument + "-lease" : argument;
+			throw new InvalidRouteException(routeId,
+					"Route '" + routeId + "': RequestRateLimiter argument " + at + ": " + ex.getMessage() + ".",
+					"Set " + at + " within range, e.g. " + at + ": " + (at.equals(argument) ? "10" : "30s") + ".");
+		}
+		try {
+			return this.concurrencyLimiters.get(bucket, new ConcurrencyLimiters.Settings(permits, lease),
+					"route '" + routeId + "' (RequestRateLimiter)");
+		}
+		catch (InvalidRateLimitConfigurationException ex) {
+			throw new InvalidRouteException(routeId, "Route '" + routeId + "': " + ex.getMessage(),
+					"Correct ratelimit.concurrency." + bucket + ".");
+		}
+	}
+
+	/**
+	 * The limit headers of one response being worked out: rate and concurrency decisions
+	 * of a request are advertised together.
+	 */
+	private static final class Limits {
+
+		private final ResponseLimits responseLimits = new ResponseLimits();
+
+		private final Map<String, String> fields = new LinkedHashMap<>();
+
+		Response allow() {
+			return new Response(true, this.fields);
+		}
+
+		Response reject(Decision decision) {
+			long retryAfter = RateLimitHeaders.retryAfterSeconds(decision);
+			if (retryAfter > 0) {
+				this.fields.put(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfter));
+			}
+			return new Response(false, this.fields);
+		}
+
 	}
 
 	/**
@@ -231,10 +399,15 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 	 * them from the response. The bucket is read per request, so that limits changed at
 	 * runtime apply to the route.
 	 */
-	private record RoutePlan(BucketDefinition definition, long cost, @Nullable ResponseSettlement settlement) {
+	private record RoutePlan(@Nullable BucketDefinition definition, long cost, @Nullable ResponseSettlement settlement,
+			@Nullable ConcurrencyLimiter concurrency) {
 
 		Bucket bucket() {
-			return this.definition.bucket();
+			BucketDefinition definition = this.definition;
+			if (definition == null) {
+				throw new IllegalStateException("The route limits only requests in flight");
+			}
+			return definition.bucket();
 		}
 
 	}
@@ -250,6 +423,10 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 		private long cost = 1;
 
 		private @Nullable String settle;
+
+		private @Nullable Integer concurrency;
+
+		private @Nullable Duration concurrencyLease;
 
 		/**
 		 * Returns the bucket the route takes its permits from.
@@ -309,10 +486,52 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 			return this;
 		}
 
+		/**
+		 * Returns how many requests of a key may be in flight at once.
+		 * @return the permits, or {@code null} when the route does not limit concurrency
+		 */
+		public @Nullable Integer getConcurrency() {
+			return this.concurrency;
+		}
+
+		/**
+		 * Sets how many requests of a key (what the route's {@code KeyResolver} gives)
+		 * may be in flight at once, across every instance; the rest are refused at once.
+		 * A permit is held until the response is complete. Overridden by
+		 * {@code ratelimit.concurrency.<bucket>.permits}.
+		 * @param concurrency the permits, 1 to 100,000
+		 * @return this config
+		 */
+		public Config setConcurrency(@Nullable Integer concurrency) {
+			this.concurrency = concurrency;
+			return this;
+		}
+
+		/**
+		 * Returns how long a concurrency permit is held without a renewal.
+		 * @return the lease, or {@code null} for the default (30 seconds)
+		 */
+		public @Nullable Duration getConcurrencyLease() {
+			return this.concurrencyLease;
+		}
+
+		/**
+		 * Sets how long a concurrency permit is held without a renewal: a permit whose
+		 * instance crashed or froze comes back after it; held permits are renewed every
+		 * third of it. Overridden by {@code ratelimit.concurrency.<bucket>.lease}.
+		 * @param concurrencyLease the lease, 1 ms to 1 day
+		 * @return this config
+		 */
+		public Config setConcurrencyLease(@Nullable Duration concurrencyLease) {
+			this.concurrencyLease = concurrencyLease;
+			return this;
+		}
+
 		@Override
 		public String toString() {
 			return "bucket=" + this.bucket + ", cost=" + this.cost
-					+ ((this.settle != null) ? ", settle=" + this.settle : "");
+					+ ((this.settle != null) ? ", settle=" + this.settle : "")
+					+ ((this.concurrency != null) ? ", concurrency=" + this.concurrency : "");
 		}
 
 	}

@@ -16,16 +16,19 @@ import org.springframework.web.server.ServerWebExchange;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.web.InFlightPermits;
 import io.github.ratelimit.web.ResponseSettlement;
 
 /**
- * Settles what routes with a {@code ratelimit.settle} argument reserved, once the
- * response is complete: the {@link BucketRateLimiter} records each reservation in the
- * exchange's subscriber context, which this filter provides around the whole chain, and
- * the settlement reads the status and the headers the backend answered with (e.g.
- * {@code X-Tokens-Used}). Runs first, so that its context reaches the
- * {@code RequestRateLimiter} filter, and settles when the chain completes, fails or is
- * cancelled, off the event loop: a settlement is a store call.
+ * Completes what the {@code RequestRateLimiter} filter started for an exchange, once the
+ * response is complete: settles what routes with a {@code ratelimit.settle} argument
+ * reserved, and releases the permits of routes with a {@code ratelimit.concurrency}
+ * argument. The {@link BucketRateLimiter} records both in the exchange's subscriber
+ * context, which this filter provides around the whole chain; a settlement reads the
+ * status and the headers the backend answered with (e.g. {@code X-Tokens-Used}). Runs
+ * first, so that its context reaches the {@code RequestRateLimiter} filter, and completes
+ * when the chain completes, fails or is cancelled, off the event loop: settling and
+ * releasing are store calls.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -60,32 +63,46 @@ public class ResponseSettlementFilter implements GlobalFilter, Ordered {
 						response.isCommitted());
 				this.acquirer.waiter()
 					.executor()
-					.execute(() -> reservations.settle(status, response.getHeaders()::getFirst, this.acquirer));
+					.execute(() -> reservations.complete(status, response.getHeaders()::getFirst, this.acquirer));
 			});
 	}
 
 	/**
-	 * The reservations of one exchange that settle from its response.
+	 * What one exchange settles from its response, and the concurrency permits it holds
+	 * until then.
 	 */
 	static final class Reservations {
 
 		private final List<Reserved> reserved = new ArrayList<>(1);
 
+		private final List<InFlightPermits> held = new ArrayList<>(1);
+
 		synchronized void add(RateLimitResult result, ResponseSettlement settlement) {
 			this.reserved.add(new Reserved(result, settlement));
 		}
 
-		synchronized boolean isEmpty() {
-			return this.reserved.isEmpty();
+		synchronized void hold(InFlightPermits permits) {
+			this.held.add(permits);
 		}
 
-		void settle(int status, Function<String, @Nullable String> headers, Acquirer acquirer) {
+		synchronized boolean isEmpty() {
+			return this.reserved.isEmpty() && this.held.isEmpty();
+		}
+
+		void complete(int status, Function<String, @Nullable String> headers, Acquirer acquirer) {
 			List<Reserved> all;
+			List<InFlightPermits> permits;
 			synchronized (this) {
 				all = List.copyOf(this.reserved);
+				permits = List.copyOf(this.held);
 			}
-			for (Reserved one : all) {
-				one.settlement().settle(one.result(), status, headers, acquirer);
+			try {
+				for (Reserved one : all) {
+					one.settlement().settle(one.result(), status, headers, acquirer);
+				}
+			}
+			finally {
+				permits.forEach(InFlightPermits::release);
 			}
 		}
 

@@ -2,6 +2,10 @@ package io.github.ratelimit.gateway;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 import org.junit.jupiter.api.AfterAll;
@@ -21,6 +25,8 @@ import org.springframework.test.context.DynamicPropertySource;
 
 import io.github.ratelimit.bucket.BucketDefinition;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.ConcurrencyLimiters;
+import io.github.ratelimit.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.store.RateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -53,6 +59,9 @@ class GatewayRouteTests {
 
 	@Autowired
 	RateLimitStore store;
+
+	@Autowired
+	ConcurrencyLimiters concurrencyLimiters;
 
 	@DynamicPropertySource
 	static void backend(DynamicPropertyRegistry registry) {
@@ -161,6 +170,60 @@ class GatewayRouteTests {
 		}
 		assertThat(admitted).isEqualTo(10);
 		assertThat(output).containsOnlyOnce("carries a X-Forwarded-For header, which was ignored for #clientIp");
+	}
+
+	@Test
+	void aRouteWithConcurrencyNeverHasMoreInFlightPerKeyAndEveryPermitComesBack() throws Exception {
+		List<CompletableFuture<HttpResponse<String>>> burst = new ArrayList<>();
+		for (int i = 0; i < 6; i++) {
+			burst.add(Backend.getAsync(this.port, "/exports/report", "erin"));
+		}
+		assertThat(eventually(() -> burst.stream().filter(CompletableFuture::isDone).count(), 4L))
+			.as("4 of 6 refused at once")
+			.isEqualTo(4);
+		for (CompletableFuture<HttpResponse<String>> call : burst) {
+			if (call.isDone()) {
+				HttpResponse<String> refused = call.join();
+				assertThat(refused.statusCode()).isEqualTo(429);
+				assertThat(refused.headers().firstValue("RateLimit-Policy"))
+					.hasValue("\"exports\";q=2;qu=\"concurrent-requests\"");
+				assertThat(refused.headers().firstValue("RateLimit")).hasValue("\"exports\";r=0");
+				assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+			}
+		}
+		CompletableFuture<HttpResponse<String>> other = Backend.getAsync(this.port, "/exports/report", "frank");
+		assertThat(eventually(() -> backend.held(), 3L)).as("frank's request in the backend too").isEqualTo(3);
+		assertThat(holders("exports", "erin")).isEqualTo(2);
+		backend.openGate();
+		for (CompletableFuture<HttpResponse<String>> call : burst) {
+			assertThat(call.get(60, TimeUnit.SECONDS).statusCode()).isIn(200, 429);
+		}
+		assertThat(other.get(60, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		assertThat(backend.mostHeld()).isEqualTo(3);
+		assertThat(eventually(() -> holders("exports", "erin"), 0L)).isZero();
+		assertThat(eventually(() -> holders("exports", "frank"), 0L)).isZero();
+		assertThat(this.registry.find("exports")).as("no rate limit").isNull();
+	}
+
+	@Test
+	void aRouteWithRateAndConcurrencyGivesThePermitBackWhenTheRateLimitRefuses() throws Exception {
+		for (int i = 0; i < 2; i++) {
+			HttpResponse<String> allowed = get("/paced/1", "gina");
+			assertThat(allowed.statusCode()).isEqualTo(200);
+			assertThat(allowed.headers().firstValue("RateLimit-Policy"))
+				.hasValue("\"paced-concurrency\";q=1;qu=\"concurrent-requests\", \"paced\";q=2;w=3600");
+			assertThat(eventually(() -> holders("paced", "gina"), 0L)).isZero();
+		}
+		HttpResponse<String> refused = get("/paced/1", "gina");
+		assertThat(refused.statusCode()).isEqualTo(429);
+		assertThat(refused.headers().firstValue("RateLimit")).get().asString().contains("\"paced\";r=0;t=");
+		assertThat(eventually(() -> holders("paced", "gina"), 0L)).isZero();
+	}
+
+	private long holders(String bucket, String key) {
+		ConcurrencyLimiter limiter = this.concurrencyLimiters.find(bucket);
+		assertThat(limiter).as(bucket).isNotNull();
+		return limiter.holders(key).count();
 	}
 
 	@Test

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
+import reactor.core.scheduler.Schedulers;
 
 import org.springframework.core.Ordered;
 import org.springframework.http.server.PathContainer;
@@ -23,10 +24,12 @@ import io.github.ratelimit.acquire.Acquisition;
 import io.github.ratelimit.acquire.PermitRequest;
 import io.github.ratelimit.acquire.RateLimitObserver;
 import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.concurrency.ConcurrencyPermit;
 import io.github.ratelimit.expression.NullKeyPolicy;
 import io.github.ratelimit.store.StoreUnavailableException;
 import io.github.ratelimit.web.FilterRule;
 import io.github.ratelimit.web.FilterRules;
+import io.github.ratelimit.web.InFlightPermits;
 import io.github.ratelimit.web.MatchMode;
 import io.github.ratelimit.web.ResponseSettlement;
 
@@ -44,6 +47,11 @@ import io.github.ratelimit.web.ResponseSettlement;
  * {@code null} lets the request through unlimited with {@link NullKeyPolicy#SKIP}, and is
  * answered with 400 with {@link NullKeyPolicy#ERROR} (see the servlet filter for why). A
  * store that cannot decide under {@code ratelimit.failure-mode=closed} gives 503.
+ * <p>
+ * A rule with {@code concurrency} takes a permit of its key, off the event loop, before
+ * the rate limits are asked, and holds it until the response is complete, fails or is
+ * cancelled (a client that goes away); a request refused by either holds nothing
+ * afterwards.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -118,6 +126,33 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			missingKey.reportNullKey(method + " " + request.getPath().value());
 			return this.responses.writeMissingKey(exchange);
 		}
+		if (plan.isEmpty()) {
+			return chain.filter(exchange);
+		}
+		if (plan.inFlight().isEmpty()) {
+			return limitRate(exchange, chain, plan);
+		}
+		// Taking a concurrency permit is a blocking store call: off the event loop. The
+		// permits are released once the rest completes, fails or is cancelled (a client
+		// that goes away), and at once when a rate limit refuses.
+		Mono<Optional<InFlightPermits>> taken = Mono
+			.fromCallable(() -> Optional.of(InFlightPermits.acquire(plan.inFlight())))
+			.subscribeOn(Schedulers.boundedElastic())
+			.onErrorResume(StoreUnavailableException.class, (ex) -> Mono.just(Optional.empty()));
+		return Mono.usingWhen(taken, (inFlight) -> {
+			if (inFlight.isEmpty()) {
+				return this.responses.writeUnavailable(exchange);
+			}
+			ConcurrencyPermit refused = inFlight.get().rejection();
+			if (refused != null) {
+				return this.responses.writeRejection(exchange, refused.bucket(), refused.decision().asDecision());
+			}
+			this.responses.addHeaders(exchange, inFlight.get());
+			return limitRate(exchange, chain, plan);
+		}, this::release, (inFlight, ex) -> release(inFlight), this::release);
+	}
+
+	private Mono<Void> limitRate(ServerWebExchange exchange, WebFilterChain chain, FilterRules.Plan plan) {
 		if (plan.requests().isEmpty()) {
 			return chain.filter(exchange);
 		}
@@ -126,6 +161,18 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			.onErrorResume(StoreUnavailableException.class, (ex) -> Mono.just(Optional.empty()))
 			.flatMap((acquisition) -> acquisition.isPresent() ? proceed(exchange, chain, plan, acquisition.get())
 					: this.responses.writeUnavailable(exchange));
+	}
+
+	/**
+	 * Releases concurrency permits off the event loop: a release is a store call.
+	 */
+	private Mono<Void> release(Optional<InFlightPermits> inFlight) {
+		inFlight.ifPresent((permits) -> {
+			if (!permits.held().isEmpty()) {
+				this.acquirer.waiter().executor().execute(permits::release);
+			}
+		});
+		return Mono.empty();
 	}
 
 	/**

@@ -14,7 +14,9 @@ import org.springframework.web.server.ServerWebExchange;
 
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.concurrency.ConcurrencyPermit;
 import io.github.ratelimit.web.HeadersMode;
+import io.github.ratelimit.web.InFlightPermits;
 import io.github.ratelimit.web.RateLimitHeaders;
 import io.github.ratelimit.web.RateLimitProblem;
 import io.github.ratelimit.web.ResponseLimits;
@@ -53,6 +55,20 @@ public final class ReactiveRateLimitResponses {
 		ServerHttpResponse response = exchange.getResponse();
 		if (this.headers.mode() != HeadersMode.NONE && !response.isCommitted()) {
 			this.headers.add(limits(exchange), result, response.getHeaders()::set);
+		}
+	}
+
+	/**
+	 * Adds the concurrency permits a request holds to the response's limit headers.
+	 * @param exchange the exchange that holds them
+	 * @param permits the permits
+	 */
+	public void addHeaders(ServerWebExchange exchange, InFlightPermits permits) {
+		ServerHttpResponse response = exchange.getResponse();
+		if (this.headers.mode() != HeadersMode.NONE && !response.isCommitted()) {
+			for (ConcurrencyPermit permit : permits.held()) {
+				this.headers.addInFlight(limits(exchange), permit, response.getHeaders()::set);
+			}
 		}
 	}
 

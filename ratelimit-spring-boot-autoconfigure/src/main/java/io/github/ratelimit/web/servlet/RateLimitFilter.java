@@ -20,10 +20,12 @@ import org.springframework.web.util.ServletRequestPathUtils;
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.Acquisition;
 import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.concurrency.ConcurrencyPermit;
 import io.github.ratelimit.expression.NullKeyPolicy;
 import io.github.ratelimit.store.StoreUnavailableException;
 import io.github.ratelimit.web.FilterRule;
 import io.github.ratelimit.web.FilterRules;
+import io.github.ratelimit.web.InFlightPermits;
 import io.github.ratelimit.web.MatchMode;
 
 /**
@@ -44,6 +46,11 @@ import io.github.ratelimit.web.MatchMode;
  * a request it cannot be limited by: letting it through would let a client escape the
  * limit by leaving the header out, and a 500 would report a server fault. The first such
  * request of each rule is logged at WARN.
+ * <p>
+ * A rule with {@code concurrency} takes a permit of its key before the rate limits are
+ * asked (a request refused by either holds nothing afterwards) and holds it until the
+ * response is complete: for a request that went asynchronous (a streamed, deferred or
+ * {@code SseEmitter} response), until it completes, fails or times out.
  * <p>
  * Async and error dispatches are not limited again ({@link OncePerRequestFilter}'s
  * defaults), so one request is counted once.
@@ -94,38 +101,65 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			this.responses.writeMissingKey(request, response);
 			return;
 		}
-		if (!plan.requests().isEmpty()) {
-			Acquisition acquisition;
-			try {
-				acquisition = this.acquirer.acquire(plan.requests());
+		if (plan.isEmpty()) {
+			chain.doFilter(request, response);
+			return;
+		}
+		InFlightPermits inFlight;
+		try {
+			inFlight = InFlightPermits.acquire(plan.inFlight());
+		}
+		catch (StoreUnavailableException ex) {
+			this.responses.writeUnavailable(request, response);
+			return;
+		}
+		ConcurrencyPermit refused = inFlight.rejection();
+		if (refused != null) {
+			this.responses.writeRejection(request, response, refused.bucket(), refused.decision().asDecision());
+			return;
+		}
+		this.responses.addHeaders(request, response, inFlight);
+		boolean handedOn = false;
+		try {
+			Acquisition acquisition = null;
+			if (!plan.requests().isEmpty()) {
+				try {
+					acquisition = this.acquirer.acquire(plan.requests());
+				}
+				catch (StoreUnavailableException ex) {
+					this.responses.writeUnavailable(request, response);
+					return;
+				}
+				for (RateLimitResult result : acquisition.results()) {
+					this.responses.addHeaders(request, response, result);
+				}
+				if (!acquisition.granted()) {
+					RateLimitResult rejection = acquisition.rejection();
+					this.responses.writeRejection(request, response, rejection.bucket().name(), rejection.decision());
+					return;
+				}
 			}
-			catch (StoreUnavailableException ex) {
-				this.responses.writeUnavailable(request, response);
-				return;
-			}
-			for (RateLimitResult result : acquisition.results()) {
-				this.responses.addHeaders(request, response, result);
-			}
-			if (!acquisition.granted()) {
-				RateLimitResult rejection = acquisition.rejection();
-				this.responses.writeRejection(request, response, rejection.bucket().name(), rejection.decision());
-				return;
-			}
-			if (plan.settles()) {
-				proceedAndSettle(request, response, chain, plan, acquisition);
-				return;
+			handedOn = true;
+			proceed(request, response, chain, new Completion(plan, acquisition, inFlight, response));
+		}
+		finally {
+			if (!handedOn) {
+				inFlight.release();
 			}
 		}
-		chain.doFilter(request, response);
 	}
 
 	/**
-	 * Continues the chain, then settles from the response once it is complete: at once,
-	 * or, when the request went asynchronous (a streamed or deferred response), when it
-	 * completes, fails or times out. A chain that throws is settled as a 500.
+	 * Continues the chain, then completes the request once its response is: at once, or,
+	 * when the request went asynchronous (a streamed or deferred response), when it
+	 * completes, fails or times out. A chain that throws is completed as a 500.
 	 */
-	private void proceedAndSettle(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
-			FilterRules.Plan plan, Acquisition acquisition) throws ServletException, IOException {
+	private void proceed(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+			Completion completion) throws ServletException, IOException {
+		if (!completion.needed()) {
+			chain.doFilter(request, response);
+			return;
+		}
 		boolean failed = true;
 		try {
 			chain.doFilter(request, response);
@@ -133,47 +167,56 @@ public class RateLimitFilter extends OncePerRequestFilter {
 		}
 		finally {
 			if (!failed && request.isAsyncStarted()) {
-				request.getAsyncContext().addListener(new SettleOnCompletion(plan, acquisition, response));
+				request.getAsyncContext().addListener(completion);
 			}
 			else {
-				FilterRules.settle(plan, acquisition, failed ? 500 : response.getStatus(), response::getHeader,
-						this.acquirer);
+				completion.complete(failed ? 500 : response.getStatus());
 			}
 		}
 	}
 
 	/**
-	 * Settles an asynchronous request once, when it ends.
+	 * What a request does once its response is complete, once: settles what rules with a
+	 * {@code settle} reserved, from the response, and releases its concurrency permits.
+	 * An {@link AsyncListener} for a request that went asynchronous.
 	 */
-	private final class SettleOnCompletion implements AsyncListener {
+	private final class Completion implements AsyncListener {
 
 		private final FilterRules.Plan plan;
 
-		private final Acquisition acquisition;
+		private final @Nullable Acquisition acquisition;
+
+		private final InFlightPermits inFlight;
 
 		private final HttpServletResponse response;
 
-		private final AtomicBoolean settled = new AtomicBoolean();
+		private final AtomicBoolean completed = new AtomicBoolean();
 
-		SettleOnCompletion(FilterRules.Plan plan, Acquisition acquisition, HttpServletResponse response) {
+		Completion(FilterRules.Plan plan, @Nullable Acquisition acquisition, InFlightPermits inFlight,
+				HttpServletResponse response) {
 			this.plan = plan;
 			this.acquisition = acquisition;
+			this.inFlight = inFlight;
 			this.response = response;
+		}
+
+		boolean needed() {
+			return (this.acquisition != null && this.plan.settles()) || !this.inFlight.held().isEmpty();
 		}
 
 		@Override
 		public void onComplete(AsyncEvent event) {
-			settle(this.response.getStatus());
+			complete(this.response.getStatus());
 		}
 
 		@Override
 		public void onTimeout(AsyncEvent event) {
-			settle(503);
+			complete(503);
 		}
 
 		@Override
 		public void onError(AsyncEvent event) {
-			settle(500);
+			complete(500);
 		}
 
 		@Override
@@ -181,10 +224,18 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			event.getAsyncContext().addListener(this);
 		}
 
-		private void settle(int status) {
-			if (this.settled.compareAndSet(false, true)) {
-				FilterRules.settle(this.plan, this.acquisition, status, this.response::getHeader,
-						RateLimitFilter.this.acquirer);
+		void complete(int status) {
+			if (!this.completed.compareAndSet(false, true)) {
+				return;
+			}
+			try {
+				if (this.acquisition != null && this.plan.settles()) {
+					FilterRules.settle(this.plan, this.acquisition, status, this.response::getHeader,
+							RateLimitFilter.this.acquirer);
+				}
+			}
+			finally {
+				this.inFlight.release();
 			}
 		}
 

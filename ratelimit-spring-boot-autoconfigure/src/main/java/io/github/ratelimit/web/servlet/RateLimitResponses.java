@@ -12,7 +12,9 @@ import org.springframework.http.HttpHeaders;
 
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.concurrency.ConcurrencyPermit;
 import io.github.ratelimit.web.HeadersMode;
+import io.github.ratelimit.web.InFlightPermits;
 import io.github.ratelimit.web.RateLimitHeaders;
 import io.github.ratelimit.web.RateLimitProblem;
 import io.github.ratelimit.web.ResponseLimits;
@@ -55,6 +57,20 @@ public final class RateLimitResponses {
 	public void addHeaders(HttpServletRequest request, HttpServletResponse response, RateLimitResult result) {
 		if (this.headers.mode() != HeadersMode.NONE && !response.isCommitted()) {
 			this.headers.add(limits(request), result, response::setHeader);
+		}
+	}
+
+	/**
+	 * Adds the concurrency permits a request holds to the response's limit headers.
+	 * @param request the request that holds them
+	 * @param response its response
+	 * @param permits the permits
+	 */
+	public void addHeaders(HttpServletRequest request, HttpServletResponse response, InFlightPermits permits) {
+		if (this.headers.mode() != HeadersMode.NONE && !response.isCommitted()) {
+			for (ConcurrencyPermit permit : permits.held()) {
+				this.headers.addInFlight(limits(request), permit, response::setHeader);
+			}
 		}
 	}
 

@@ -27,6 +27,8 @@ import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.ManualTimeSource;
 import io.github.ratelimit.RateLimitExceededException;
+import io.github.ratelimit.concurrency.ConcurrencyDecision;
+import io.github.ratelimit.concurrency.ConcurrencyLimitExceededException;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.web.HeadersMode;
 import io.github.ratelimit.web.RateLimitHeaders;
@@ -77,6 +79,16 @@ class RateLimitExceptionResolverTests {
 			.andExpect(jsonPath("$.violated-policies[0]").value("partner"))
 			.andExpect(header().stringValues(RateLimitHeaders.POLICY, "\"partner\";q=2;w=60"))
 			.andExpect(header().stringValues(RateLimitHeaders.RATE_LIMIT, "\"partner\";r=0;t=60"));
+	}
+
+	@Test
+	void aConcurrencyRejectionAdvertisesAPolicyOfConcurrentRequests() throws Exception {
+		this.mvc.perform(get("/busy"))
+			.andExpect(status().isTooManyRequests())
+			.andExpect(header().string("Retry-After", "8"))
+			.andExpect(jsonPath("$.violated-policies[0]").value("exports"))
+			.andExpect(header().stringValues(RateLimitHeaders.POLICY, "\"exports\";q=5;qu=\"concurrent-requests\""))
+			.andExpect(header().stringValues(RateLimitHeaders.RATE_LIMIT, "\"exports\";r=0"));
 	}
 
 	@Test
@@ -136,6 +148,11 @@ class RateLimitExceptionResolverTests {
 		@GetMapping("/wrapped")
 		String wrapped() {
 			throw new CompletionException(rejection());
+		}
+
+		@GetMapping("/busy")
+		String busy() {
+			throw new ConcurrencyLimitExceededException("exports", new ConcurrencyDecision(false, 5, 5, 0, 7_500_000));
 		}
 
 		@GetMapping("/fail")

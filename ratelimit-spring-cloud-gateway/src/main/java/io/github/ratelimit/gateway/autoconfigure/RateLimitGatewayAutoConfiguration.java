@@ -19,6 +19,7 @@ import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.github.ratelimit.autoconfigure.RateLimitProperties;
 import io.github.ratelimit.bucket.BucketRegistry;
+import io.github.ratelimit.bucket.ConcurrencyLimiters;
 import io.github.ratelimit.clientip.ClientIpResolver;
 import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.gateway.BucketRateLimiter;
@@ -52,12 +53,13 @@ public final class RateLimitGatewayAutoConfiguration {
 	@ConditionalOnEnabledFilter(RequestRateLimiterGatewayFilterFactory.class)
 	BucketRateLimiter bucketRateLimiter(BucketRegistry registry, Acquirer rateLimitAcquirer,
 			ObjectProvider<RateLimitHeaders> headers, RateLimitProperties properties,
-			ConfigurationService configurationService, RateLimitExpressions rateLimitExpressions) {
+			ConfigurationService configurationService, RateLimitExpressions rateLimitExpressions,
+			ObjectProvider<ConcurrencyLimiters> concurrencyLimiters) {
 		// A web stack's auto-configuration may define the header writer; one per mode is
 		// all it holds.
 		return new BucketRateLimiter(registry, rateLimitAcquirer,
 				headers.getIfAvailable(() -> new RateLimitHeaders(properties.getHeaders())), configurationService,
-				rateLimitExpressions);
+				rateLimitExpressions, concurrencyLimiters.getIfAvailable());
 	}
 
 	/**
