@@ -1,13 +1,17 @@
 package io.github.ratelimit.concurrency;
 
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+
+import org.jspecify.annotations.Nullable;
 
 import io.github.ratelimit.store.RateLimitStoreException;
 import io.github.ratelimit.store.StoreUnavailableException;
@@ -30,8 +34,18 @@ public final class ConcurrencyLimiter {
 
 	private static final AtomicLong sequence = new AtomicLong();
 
-	/** Ids of this JVM's holders: random per JVM, so instances never share one. */
-	private static final String INSTANCE = Long.toString(ThreadLocalRandom.current().nextLong() >>> 1, 36);
+	/**
+	 * Ids of this JVM's holders: random per JVM, from a strong source, so that instances
+	 * started at the same instant never share one.
+	 */
+	private static final String INSTANCE = Long.toString(new SecureRandom().nextLong() >>> 1, 36);
+
+	/**
+	 * How often a request is asked of the store when an ask fails after it was sent: the
+	 * store may have run it, and asking again for the same holder takes the same permit,
+	 * not a second one.
+	 */
+	private static final int ASKS = 2;
 
 	private final ConcurrencyStore store;
 
@@ -46,6 +60,8 @@ public final class ConcurrencyLimiter {
 	private final OnStoreFailure onStoreFailure;
 
 	private final ConcurrencyStore local;
+
+	private final IntSupplier instances;
 
 	/**
 	 * Creates a limiter that counts in this JVM while its store fails.
@@ -71,6 +87,25 @@ public final class ConcurrencyLimiter {
 	 */
 	public ConcurrencyLimiter(ConcurrencyStore store, String bucket, ConcurrencyLimit limit, LeaseRenewer renewer,
 			List<ConcurrencyObserver> observers, OnStoreFailure onStoreFailure) {
+		this(store, bucket, limit, renewer, observers, onStoreFailure, () -> 1);
+	}
+
+	/**
+	 * Creates a limiter that shares its limit with other instances while its store fails.
+	 * @param store where the permits are kept
+	 * @param bucket the bucket name
+	 * @param limit the limit
+	 * @param renewer renews the leases of held permits
+	 * @param observers told of every acquire, release and lost lease
+	 * @param onStoreFailure what a request does while the store cannot answer
+	 * @param instances how many instances share the store now: with
+	 * {@link OnStoreFailure#LOCAL}, each counts its share of the permits (rounded up)
+	 * while the store cannot answer, so that the fleet holds about the limit, not
+	 * {@code instances} times it
+	 */
+	public ConcurrencyLimiter(ConcurrencyStore store, String bucket, ConcurrencyLimit limit, LeaseRenewer renewer,
+			List<ConcurrencyObserver> observers, OnStoreFailure onStoreFailure, IntSupplier instances) {
+		this.instances = Objects.requireNonNull(instances, "'instances' must not be null");
 		this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "'onStoreFailure' must not be null");
 		this.local = (store instanceof InMemoryConcurrencyStore) ? store : new InMemoryConcurrencyStore();
 		this.store = Objects.requireNonNull(store, "'store' must not be null");
@@ -104,7 +139,7 @@ public final class ConcurrencyLimiter {
 	 * {@link OnStoreFailure#REJECT rejects} then
 	 */
 	public ConcurrencyPermit tryAcquire(String key) {
-		ConcurrencyPermit permit = ask(key, nextHolder());
+		ConcurrencyPermit permit = Objects.requireNonNull(ask(key, nextHolder(), false));
 		this.observer.onAcquire(this.bucket, permit.decision(), false);
 		return permit;
 	}
@@ -113,7 +148,10 @@ public final class ConcurrencyLimiter {
 	 * Takes a permit of {@code key}, waiting up to {@code maxWait} for one to be
 	 * released. A waiting request asks again every few milliseconds (up to 50, with
 	 * jitter): permits go to whoever asks first once free, not in the order the requests
-	 * came.
+	 * came. A store that answers too late (the ask was sent, and may have run) is asked
+	 * again within the wait, for the same holder: only a store that still cannot answer
+	 * when the wait runs out, or cannot be reached, leaves the request to the failure
+	 * mode.
 	 * @param key the key
 	 * @param maxWait the longest wait
 	 * @return the permit, or a rejection once the wait ran out
@@ -127,9 +165,10 @@ public final class ConcurrencyLimiter {
 		long pause = TimeUnit.MILLISECONDS.toNanos(1);
 		boolean waited = false;
 		while (true) {
-			ConcurrencyPermit permit = ask(key, holder);
+			ConcurrencyPermit permit = ask(key, holder, deadline - System.nanoTime() > 0);
 			long left = deadline - System.nanoTime();
-			if (permit.acquired() || left <= 0) {
+			// No permit (null: no answer yet) and time left: asked again after a pause.
+			if (permit != null && (permit.acquired() || left <= 0)) {
 				this.observer.onAcquire(this.bucket, permit.decision(), waited);
 				return permit;
 			}
@@ -158,14 +197,23 @@ public final class ConcurrencyLimiter {
 		return this.store.releaseAll(this.bucket, key);
 	}
 
-	private ConcurrencyPermit ask(String key, String holder) {
+	/**
+	 * Asks for a permit: of the store, else as the failure mode says.
+	 * @param canWait whether the request may wait for the store's answer: then a late
+	 * answer returns {@code null}
+	 */
+	private @Nullable ConcurrencyPermit ask(String key, String holder, boolean canWait) {
 		long asked = System.nanoTime();
 		ConcurrencyStore store = this.store;
 		ConcurrencyDecision decision;
 		try {
-			decision = store.acquire(this.bucket, key, this.limit, holder);
+			decision = askStore(key, holder);
 		}
 		catch (RateLimitStoreException ex) {
+			if (canWait && ex.mayHaveRun()) {
+				return null;
+			}
+			this.observer.onStoreFailure(this.bucket);
 			if (this.onStoreFailure == OnStoreFailure.REJECT) {
 				throw (ex instanceof StoreUnavailableException unavailable) ? unavailable
 						: new StoreUnavailableException("Concurrency limit '" + this.bucket + "' could not be decided",
@@ -179,7 +227,7 @@ public final class ConcurrencyLimiter {
 						asked);
 			}
 			store = this.local;
-			decision = store.acquire(this.bucket, key, this.limit, holder);
+			decision = store.acquire(this.bucket, key, localShare(), holder);
 		}
 		ConcurrencyPermit permit = new ConcurrencyPermit(this.bucket, key, holder, decision,
 				this.limit.lease().toNanos(), asked);
@@ -210,6 +258,32 @@ public final class ConcurrencyLimiter {
 		return permit;
 	}
 
+	/**
+	 * Asks the store, again when an ask that was sent fails: a slow answer (a cold
+	 * instance, a busy machine) is no outage, and counting in this JVM then would let
+	 * every instance admit its share beside the permits held in the store.
+	 */
+	private ConcurrencyDecision askStore(String key, String holder) {
+		for (int ask = 1;; ask++) {
+			try {
+				return this.store.acquire(this.bucket, key, this.limit, holder);
+			}
+			catch (RateLimitStoreException ex) {
+				if (ask >= ASKS || !ex.mayHaveRun()) {
+					throw ex;
+				}
+				logger.log(Level.FINE, "Concurrency limit '" + this.bucket + "' asked again for " + holder, ex);
+			}
+		}
+	}
+
+	/** This instance's share of the permits while the store cannot answer. */
+	private ConcurrencyLimit localShare() {
+		int instances = Math.max(1, this.instances.getAsInt());
+		int share = (this.limit.permits() + instances - 1) / instances;
+		return (share == this.limit.permits()) ? this.limit : new ConcurrencyLimit(share, this.limit.lease());
+	}
+
 	private static String nextHolder() {
 		return INSTANCE + ":" + sequence.incrementAndGet();
 	}
@@ -230,6 +304,11 @@ public final class ConcurrencyLimiter {
 		@Override
 		public void onLeaseLost(String bucket) {
 			each((observer) -> observer.onLeaseLost(bucket));
+		}
+
+		@Override
+		public void onStoreFailure(String bucket) {
+			each((observer) -> observer.onStoreFailure(bucket));
 		}
 
 		private void each(java.util.function.Consumer<ConcurrencyObserver> call) {

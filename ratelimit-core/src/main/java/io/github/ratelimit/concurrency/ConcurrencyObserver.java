@@ -34,4 +34,12 @@ public interface ConcurrencyObserver {
 	default void onLeaseLost(String bucket) {
 	}
 
+	/**
+	 * Called when a request was decided without the store, which could not answer: the
+	 * failure mode decided it (counted in this JVM, allowed, or refused).
+	 * @param bucket the bucket
+	 */
+	default void onStoreFailure(String bucket) {
+	}
+
 }

@@ -58,7 +58,8 @@ public class ConcurrencyEndpoint {
 			ConcurrencyLimiter limiter = entry.getValue();
 			buckets.add(new BucketDescriptor(entry.getKey(), limiter.limit().permits(),
 					Durations.format(limiter.limit().lease()), counts.acquired(), counts.waited(), counts.rejected(),
-					counts.released(), counts.releasedLate(), counts.expired(), counts.leasesLost()));
+					counts.released(), counts.releasedLate(), counts.expired(), counts.leasesLost(),
+					counts.storeFailures()));
 		}
 		return new ConcurrencyDescriptor(buckets);
 	}
@@ -117,9 +118,10 @@ public class ConcurrencyEndpoint {
 	 * @param releasedLate permits given back after their lease had ended
 	 * @param expired leases found expired and taken back (their holder died or froze)
 	 * @param leasesLost leases of this instance's calls that a renewal found gone
+	 * @param storeFailures requests the failure mode decided, the store not answering
 	 */
 	public record BucketDescriptor(String name, int permits, String lease, long acquired, long waited, long rejected,
-			long released, long releasedLate, long expired, long leasesLost) {
+			long released, long releasedLate, long expired, long leasesLost, long storeFailures) {
 	}
 
 	/**

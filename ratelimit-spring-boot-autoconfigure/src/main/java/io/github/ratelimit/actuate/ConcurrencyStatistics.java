@@ -34,6 +34,11 @@ public final class ConcurrencyStatistics implements ConcurrencyObserver {
 		counts(bucket).leasesLost.increment();
 	}
 
+	@Override
+	public void onStoreFailure(String bucket) {
+		counts(bucket).storeFailures.increment();
+	}
+
 	/**
 	 * Returns the counts of one bucket.
 	 * @param bucket the bucket name
@@ -68,6 +73,8 @@ public final class ConcurrencyStatistics implements ConcurrencyObserver {
 		private final LongAdder expired = new LongAdder();
 
 		private final LongAdder leasesLost = new LongAdder();
+
+		private final LongAdder storeFailures = new LongAdder();
 
 		/**
 		 * Returns the permits taken at once.
@@ -125,6 +132,14 @@ public final class ConcurrencyStatistics implements ConcurrencyObserver {
 		 */
 		public long leasesLost() {
 			return this.leasesLost.sum();
+		}
+
+		/**
+		 * Returns the requests the failure mode decided, the store not answering.
+		 * @return the count since startup
+		 */
+		public long storeFailures() {
+			return this.storeFailures.sum();
 		}
 
 	}

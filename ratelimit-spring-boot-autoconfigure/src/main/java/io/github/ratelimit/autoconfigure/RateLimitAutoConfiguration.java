@@ -1,12 +1,11 @@
 package io.github.ratelimit.autoconfigure;
 
-import java.util.Map;
-
-import java.util.LinkedHashMap;
-
 import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ForkJoinPool;
+import java.util.function.IntSupplier;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -171,8 +170,8 @@ public final class RateLimitAutoConfiguration {
 	/**
 	 * The concurrency limiters, on the store's Redis when it has one (a permit is one
 	 * script call there too), else in this JVM; while Redis fails they follow
-	 * {@code ratelimit.failure-mode}: {@code fallback} counts per instance, {@code open}
-	 * allows, {@code closed} answers 503.
+	 * {@code ratelimit.failure-mode}: {@code fallback} counts the instance's share of the
+	 * permits in this JVM, {@code open} allows, {@code closed} answers 503.
 	 */
 	@Bean
 	@ConditionalOnMissingBean
@@ -193,8 +192,12 @@ public final class RateLimitAutoConfiguration {
 			case CLOSED -> OnStoreFailure.REJECT;
 			default -> OnStoreFailure.LOCAL;
 		};
+		// While Redis fails, each instance counts its share of the permits, as it does of
+		// a rate limit.
+		IntSupplier instances = (rateLimitStore instanceof FailoverRateLimitStore failover) ? failover::instances
+				: () -> 1;
 		return new ConcurrencyLimiters(store, rateLimitLeaseRenewer, observers.orderedStream().toList(), configured,
-				onStoreFailure);
+				onStoreFailure, instances);
 	}
 
 	@Bean

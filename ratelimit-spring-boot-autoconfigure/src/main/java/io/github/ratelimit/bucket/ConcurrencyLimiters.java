@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -34,6 +35,8 @@ public class ConcurrencyLimiters {
 
 	private final OnStoreFailure onStoreFailure;
 
+	private final IntSupplier instances;
+
 	private final Map<String, ConcurrencyLimiter> limiters = new ConcurrentHashMap<>();
 
 	/**
@@ -46,6 +49,22 @@ public class ConcurrencyLimiters {
 	 */
 	public ConcurrencyLimiters(ConcurrencyStore store, LeaseRenewer renewer, List<ConcurrencyObserver> observers,
 			Map<String, Settings> configured, OnStoreFailure onStoreFailure) {
+		this(store, renewer, observers, configured, onStoreFailure, () -> 1);
+	}
+
+	/**
+	 * Creates the registry.
+	 * @param store where permits are kept
+	 * @param renewer renews held leases
+	 * @param observers told of every acquire and release
+	 * @param configured what configuration sets per bucket
+	 * @param onStoreFailure what a request does while the store cannot answer
+	 * @param instances how many instances share the store now, whose share of the permits
+	 * each counts on its own while the store cannot answer
+	 */
+	public ConcurrencyLimiters(ConcurrencyStore store, LeaseRenewer renewer, List<ConcurrencyObserver> observers,
+			Map<String, Settings> configured, OnStoreFailure onStoreFailure, IntSupplier instances) {
+		this.instances = instances;
 		this.onStoreFailure = onStoreFailure;
 		this.store = store;
 		this.renewer = renewer;
@@ -71,7 +90,7 @@ public class ConcurrencyLimiters {
 		return this.limiters.computeIfAbsent(bucket,
 				(name) -> new ConcurrencyLimiter(this.store, name,
 						limit(name, this.configured.getOrDefault(name, Settings.NONE).orElse(code), origin),
-						this.renewer, this.observers, this.onStoreFailure));
+						this.renewer, this.observers, this.onStoreFailure, this.instances));
 	}
 
 	/**

@@ -16,7 +16,8 @@ import io.github.ratelimit.concurrency.ConcurrencyObserver;
  * {@code ratelimit.concurrency}, tagged with the bucket and the event: {@code acquired},
  * {@code waited} (acquired after waiting), {@code rejected}, {@code released},
  * {@code released_late} (after the lease had ended), {@code expired} (leases found
- * expired and taken back) and {@code lease_lost} (a renewal found the lease gone).
+ * expired and taken back), {@code lease_lost} (a renewal found the lease gone) and
+ * {@code store_failure} (the failure mode decided, the store not answering).
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -47,6 +48,11 @@ public class ConcurrencyMetrics implements ConcurrencyObserver, MeterBinder {
 	@Override
 	public void onLeaseLost(String bucket) {
 		count(bucket, "lease_lost", 1);
+	}
+
+	@Override
+	public void onStoreFailure(String bucket) {
+		count(bucket, "store_failure", 1);
 	}
 
 	private void count(String bucket, String event, long amount) {

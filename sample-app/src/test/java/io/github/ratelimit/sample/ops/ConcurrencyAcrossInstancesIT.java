@@ -103,6 +103,11 @@ class ConcurrencyAcrossInstancesIT {
 							+ " other; the renderer had at most %d in flight%n",
 					burst, (System.nanoTime() - started) / 1e9, count(statuses, 200), count(statuses, 429),
 					statuses.size() - count(statuses, 200) - count(statuses, 429), this.renderer.most(tenant));
+			// What each instance's limiter did: a store failure is decided by the failure
+			// mode.
+			for (SampleProcess instance : this.instances) {
+				System.out.printf("[ops]   %s: %s%n", instance, instance.read("/actuator/concurrency"));
+			}
 			assertThat(statuses).as("every export answered, within its 30 s wait").containsOnly(200);
 			assertThat(this.renderer.most(tenant)).as("exports in flight, counted by the renderer").isEqualTo(5);
 		}

@@ -1,0 +1,154 @@
+package io.github.ratelimit.concurrency;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.github.ratelimit.store.RateLimitStoreException;
+import io.github.ratelimit.store.StoreUnavailableException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Tests for {@link ConcurrencyLimiter} while its store fails: a slow answer is asked
+ * again for the same holder (one permit, not two), and an outage follows the failure
+ * mode, counting this instance's share of the permits when it counts locally.
+ */
+class ConcurrencyLimiterTests {
+
+	private static final ConcurrencyLimit FIVE = new ConcurrencyLimit(5, Duration.ofSeconds(30));
+
+	private final LeaseRenewer renewer = new LeaseRenewer();
+
+	private final InMemoryConcurrencyStore shared = new InMemoryConcurrencyStore();
+
+	@AfterEach
+	void stopRenewer() {
+		this.renewer.close();
+	}
+
+	@Test
+	void anAskWhoseAnswerWasLostIsAskedAgainAndTakesOnePermit() {
+		// Runs the first ask, then loses its answer: a timeout after the call was sent.
+		FailingStore store = new FailingStore(this.shared, 1, true, true);
+		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 3);
+		ConcurrencyPermit permit = limiter.tryAcquire("k");
+		assertThat(permit.acquired()).isTrue();
+		assertThat(store.asks.get()).isEqualTo(2);
+		assertThat(this.shared.holders("b", "k").count()).as("one permit, in the shared store").isEqualTo(1);
+		permit.release();
+		assertThat(this.shared.holders("b", "k")).isEqualTo(Holders.NONE);
+	}
+
+	@Test
+	void aWaitingRequestWaitsForALateStoreRatherThanCountLocally() throws InterruptedException {
+		// Three late answers: more than one request asks, fewer than its wait allows.
+		FailingStore store = new FailingStore(this.shared, 3, true, false);
+		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 1);
+		ConcurrencyPermit permit = limiter.acquire("k", Duration.ofSeconds(30));
+		assertThat(permit.acquired()).isTrue();
+		assertThat(store.asks.get()).isEqualTo(4);
+		assertThat(this.shared.holders("b", "k").count()).as("in the shared store").isEqualTo(1);
+		permit.release();
+	}
+
+	@Test
+	void anOutageCountsThisInstancesShareOfThePermitsLocally() {
+		FailingStore store = new FailingStore(this.shared, Integer.MAX_VALUE, true, false);
+		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 3);
+		ConcurrencyPermit first = limiter.tryAcquire("k");
+		ConcurrencyPermit second = limiter.tryAcquire("k");
+		ConcurrencyPermit third = limiter.tryAcquire("k");
+		assertThat(first.acquired()).isTrue();
+		assertThat(second.acquired()).isTrue();
+		assertThat(third.acquired()).as("5 permits over 3 instances: 2 each").isFalse();
+		assertThat(third.decision().permits()).isEqualTo(2);
+		assertThat(store.asks.get()).as("a sent call asked twice, per request").isEqualTo(6);
+		first.release();
+		assertThat(limiter.tryAcquire("k").acquired()).isTrue();
+	}
+
+	@Test
+	void aStoreThatCannotBeReachedIsNotAskedAgain() {
+		FailingStore store = new FailingStore(this.shared, Integer.MAX_VALUE, false, false);
+		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 1);
+		assertThat(limiter.tryAcquire("k").acquired()).isTrue();
+		assertThat(store.asks.get()).isEqualTo(1);
+	}
+
+	@Test
+	void anOutageAllowsOrRejectsAsTheFailureModeSays() {
+		FailingStore store = new FailingStore(this.shared, Integer.MAX_VALUE, false, false);
+		ConcurrencyLimiter open = limiter(store, OnStoreFailure.ALLOW, 1);
+		for (int i = 0; i < 10; i++) {
+			assertThat(open.tryAcquire("k").acquired()).isTrue();
+		}
+		ConcurrencyLimiter closed = limiter(store, OnStoreFailure.REJECT, 1);
+		assertThatExceptionOfType(StoreUnavailableException.class).isThrownBy(() -> closed.tryAcquire("k"));
+	}
+
+	private ConcurrencyLimiter limiter(ConcurrencyStore store, OnStoreFailure failure, int instances) {
+		return new ConcurrencyLimiter(store, "b", FIVE, this.renewer, List.of(), failure, () -> instances);
+	}
+
+	/**
+	 * Fails its first {@code failures} acquires, after running them on {@code target}
+	 * when {@code runs}; passes everything else through.
+	 */
+	private static final class FailingStore implements ConcurrencyStore {
+
+		final AtomicInteger asks = new AtomicInteger();
+
+		private final ConcurrencyStore target;
+
+		private final int failures;
+
+		private final boolean sent;
+
+		private final boolean runs;
+
+		FailingStore(ConcurrencyStore target, int failures, boolean sent, boolean runs) {
+			this.target = target;
+			this.failures = failures;
+			this.sent = sent;
+			this.runs = runs;
+		}
+
+		@Override
+		public ConcurrencyDecision acquire(String bucket, String key, ConcurrencyLimit limit, String holder) {
+			if (this.asks.incrementAndGet() <= this.failures) {
+				if (this.runs) {
+					this.target.acquire(bucket, key, limit, holder);
+				}
+				throw new RateLimitStoreException("no answer within 100ms", null, true, this.sent);
+			}
+			return this.target.acquire(bucket, key, limit, holder);
+		}
+
+		@Override
+		public boolean renew(String bucket, String key, ConcurrencyLimit limit, String holder) {
+			return this.target.renew(bucket, key, limit, holder);
+		}
+
+		@Override
+		public boolean release(String bucket, String key, String holder) {
+			return this.target.release(bucket, key, holder);
+		}
+
+		@Override
+		public Holders holders(String bucket, String key) {
+			return this.target.holders(bucket, key);
+		}
+
+		@Override
+		public int releaseAll(String bucket, String key) {
+			return this.target.releaseAll(bucket, key);
+		}
+
+	}
+
+}
