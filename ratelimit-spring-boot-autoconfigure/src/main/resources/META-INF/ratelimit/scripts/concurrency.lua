@@ -22,17 +22,20 @@ local function next_expiry()
   local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
   return first[2] and (tonumber(first[2]) - now) or 0
 end
--- Holds a permit until now + lease; the key lives as long as its latest lease.
+-- Holds a permit until now + lease; the key lives as long as its latest lease (a lease
+-- taken before a change to a shorter one may end later). Returns 1 for a new holder.
 local function lease_to(lease)
-  redis.call('ZADD', key, string.format('%d', now + lease), holder)
-  local last = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-  redis.call('PEXPIRE', key, math.max(1, -math.floor(-(tonumber(last[2]) - now) / 1000)) + ttl_slack)
+  local added = redis.call('ZADD', key, string.format('%d', now + lease), holder)
+  local ttl = math.max(1, -math.floor(-lease / 1000)) + ttl_slack
+  if redis.call('PTTL', key) < ttl then
+    redis.call('PEXPIRE', key, ttl)
+  end
+  return added
 end
 if cc == 'a' then
   local held, permits = redis.call('ZCARD', key), tonumber(ARGV[4])
   if held < permits or redis.call('ZSCORE', key, holder) then
-    lease_to(tonumber(ARGV[5]))
-    return { 1, redis.call('ZCARD', key), expired, 0 }
+    return { 1, held + lease_to(tonumber(ARGV[5])), expired, 0 }
   end
   return { 0, held, expired, next_expiry() }
 elseif cc == 'n' then

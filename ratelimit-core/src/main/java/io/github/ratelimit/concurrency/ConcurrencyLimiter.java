@@ -3,11 +3,15 @@ package io.github.ratelimit.concurrency;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
+import java.util.function.Predicate;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -47,6 +51,18 @@ public final class ConcurrencyLimiter {
 	 */
 	private static final int ASKS = 2;
 
+	/**
+	 * The retry estimate of a request refused in this JVM because the permits this
+	 * instance holds in the store use its share: when those calls end is unknown here.
+	 */
+	private static final long LOCAL_RETRY_MICROS = TimeUnit.SECONDS.toMicros(1);
+
+	/**
+	 * How long a waiting request asks again a store it cannot reach before the failure
+	 * mode decides: a dropped connection is made again within it.
+	 */
+	private static final long UNREACHABLE_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
 	private final ConcurrencyStore store;
 
 	private final String bucket;
@@ -62,6 +78,12 @@ public final class ConcurrencyLimiter {
 	private final ConcurrencyStore local;
 
 	private final IntSupplier instances;
+
+	/**
+	 * The permits this instance holds in the shared store, by key: counted against its
+	 * share while the store fails, since their calls still run.
+	 */
+	private final Map<String, AtomicInteger> heldInStore = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a limiter that counts in this JVM while its store fails.
@@ -139,7 +161,7 @@ public final class ConcurrencyLimiter {
 	 * {@link OnStoreFailure#REJECT rejects} then
 	 */
 	public ConcurrencyPermit tryAcquire(String key) {
-		ConcurrencyPermit permit = Objects.requireNonNull(ask(key, nextHolder(), false));
+		ConcurrencyPermit permit = Objects.requireNonNull(ask(key, nextHolder(), null));
 		this.observer.onAcquire(this.bucket, permit.decision(), false);
 		return permit;
 	}
@@ -148,10 +170,11 @@ public final class ConcurrencyLimiter {
 	 * Takes a permit of {@code key}, waiting up to {@code maxWait} for one to be
 	 * released. A waiting request asks again every few milliseconds (up to 50, with
 	 * jitter): permits go to whoever asks first once free, not in the order the requests
-	 * came. A store that answers too late (the ask was sent, and may have run) is asked
-	 * again within the wait, for the same holder: only a store that still cannot answer
-	 * when the wait runs out, or cannot be reached, leaves the request to the failure
-	 * mode.
+	 * came. A store that fails is asked again within the wait, for the same holder (which
+	 * takes the same permit, not a second one): one that answers too late (the ask was
+	 * sent, and may have run) until the wait runs out, one that cannot be reached (a
+	 * dropped connection being made again) for up to a second. Only then does the failure
+	 * mode decide.
 	 * @param key the key
 	 * @param maxWait the longest wait
 	 * @return the permit, or a rejection once the wait ran out
@@ -164,9 +187,26 @@ public final class ConcurrencyLimiter {
 		String holder = nextHolder();
 		long pause = TimeUnit.MILLISECONDS.toNanos(1);
 		boolean waited = false;
+		long[] failingSince = new long[1];
+		Predicate<RateLimitStoreException> askAgain = (failure) -> {
+			long now = System.nanoTime();
+			if (deadline - now <= 0) {
+				return false;
+			}
+			if (failure.mayHaveRun()) {
+				return true;
+			}
+			if (failingSince[0] == 0) {
+				failingSince[0] = now;
+			}
+			return now - failingSince[0] < UNREACHABLE_GRACE_NANOS;
+		};
 		while (true) {
-			ConcurrencyPermit permit = ask(key, holder, deadline - System.nanoTime() > 0);
+			ConcurrencyPermit permit = ask(key, holder, askAgain);
 			long left = deadline - System.nanoTime();
+			if (permit != null) {
+				failingSince[0] = 0;
+			}
 			// No permit (null: no answer yet) and time left: asked again after a pause.
 			if (permit != null && (permit.acquired() || left <= 0)) {
 				this.observer.onAcquire(this.bucket, permit.decision(), waited);
@@ -199,10 +239,11 @@ public final class ConcurrencyLimiter {
 
 	/**
 	 * Asks for a permit: of the store, else as the failure mode says.
-	 * @param canWait whether the request may wait for the store's answer: then a late
-	 * answer returns {@code null}
+	 * @param askAgain which failures the request rather asks again after (it waits), or
+	 * {@code null} for none: such a failure returns {@code null}
 	 */
-	private @Nullable ConcurrencyPermit ask(String key, String holder, boolean canWait) {
+	private @Nullable ConcurrencyPermit ask(String key, String holder,
+			@Nullable Predicate<RateLimitStoreException> askAgain) {
 		long asked = System.nanoTime();
 		ConcurrencyStore store = this.store;
 		ConcurrencyDecision decision;
@@ -210,7 +251,7 @@ public final class ConcurrencyLimiter {
 			decision = askStore(key, holder);
 		}
 		catch (RateLimitStoreException ex) {
-			if (canWait && ex.mayHaveRun()) {
+			if (askAgain != null && askAgain.test(ex)) {
 				return null;
 			}
 			this.observer.onStoreFailure(this.bucket);
@@ -227,14 +268,21 @@ public final class ConcurrencyLimiter {
 						asked);
 			}
 			store = this.local;
-			decision = store.acquire(this.bucket, key, localShare(), holder);
+			decision = acquireLocally(key, holder);
 		}
 		ConcurrencyPermit permit = new ConcurrencyPermit(this.bucket, key, holder, decision,
 				this.limit.lease().toNanos(), asked);
 		if (decision.acquired()) {
 			ConcurrencyStore holding = store;
+			boolean shared = holding == this.store;
+			if (shared) {
+				this.heldInStore.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
+			}
 			Runnable stop = this.renewer.renew(holding, this.limit, permit, this.observer);
 			permit.onRelease(() -> {
+				if (shared) {
+					this.heldInStore.computeIfPresent(key, (k, count) -> (count.decrementAndGet() > 0) ? count : null);
+				}
 				boolean held;
 				try {
 					held = holding.release(this.bucket, key, holder);
@@ -277,11 +325,21 @@ public final class ConcurrencyLimiter {
 		}
 	}
 
-	/** This instance's share of the permits while the store cannot answer. */
-	private ConcurrencyLimit localShare() {
+	/**
+	 * Takes a permit in this JVM while the store cannot answer: of this instance's share
+	 * of the permits (rounded up), less those it holds in the store, whose calls still
+	 * run. So the instances together hold about the limit, not a share each beside what
+	 * the store holds.
+	 */
+	private ConcurrencyDecision acquireLocally(String key, String holder) {
 		int instances = Math.max(1, this.instances.getAsInt());
 		int share = (this.limit.permits() + instances - 1) / instances;
-		return (share == this.limit.permits()) ? this.limit : new ConcurrencyLimit(share, this.limit.lease());
+		AtomicInteger inStore = this.heldInStore.get(key);
+		int free = share - ((inStore != null) ? inStore.get() : 0);
+		if (free <= 0) {
+			return new ConcurrencyDecision(false, share, share, 0, LOCAL_RETRY_MICROS);
+		}
+		return this.local.acquire(this.bucket, key, new ConcurrencyLimit(free, this.limit.lease()), holder);
 	}
 
 	private static String nextHolder() {

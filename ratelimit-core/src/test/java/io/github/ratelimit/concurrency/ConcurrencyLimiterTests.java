@@ -57,6 +57,31 @@ class ConcurrencyLimiterTests {
 	}
 
 	@Test
+	void aWaitingRequestAsksAgainAStoreItBrieflyCannotReach() throws InterruptedException {
+		// A dropped connection, made again after three refused asks.
+		FailingStore store = new FailingStore(this.shared, 3, false, false);
+		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 1);
+		ConcurrencyPermit permit = limiter.acquire("k", Duration.ofSeconds(30));
+		assertThat(permit.acquired()).isTrue();
+		assertThat(store.asks.get()).isEqualTo(4);
+		assertThat(this.shared.holders("b", "k").count()).as("in the shared store").isEqualTo(1);
+		permit.release();
+	}
+
+	@Test
+	void aWaitingRequestLeavesAStoreThatStaysUnreachableToTheFailureMode() throws InterruptedException {
+		FailingStore store = new FailingStore(this.shared, Integer.MAX_VALUE, false, false);
+		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 1);
+		long started = System.nanoTime();
+		ConcurrencyPermit permit = limiter.acquire("k", Duration.ofSeconds(30));
+		assertThat(permit.acquired()).as("counted in this JVM").isTrue();
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).as("well before the wait ends")
+			.isLessThan(Duration.ofSeconds(20));
+		assertThat(this.shared.holders("b", "k")).isEqualTo(Holders.NONE);
+		permit.release();
+	}
+
+	@Test
 	void anOutageCountsThisInstancesShareOfThePermitsLocally() {
 		FailingStore store = new FailingStore(this.shared, Integer.MAX_VALUE, true, false);
 		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 3);
@@ -70,6 +95,25 @@ class ConcurrencyLimiterTests {
 		assertThat(store.asks.get()).as("a sent call asked twice, per request").isEqualTo(6);
 		first.release();
 		assertThat(limiter.tryAcquire("k").acquired()).isTrue();
+	}
+
+	@Test
+	void thePermitsThisInstanceHoldsInTheStoreCountAgainstItsShareWhileTheStoreFails() {
+		SwitchableStore store = new SwitchableStore(this.shared);
+		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 2);
+		ConcurrencyPermit first = limiter.tryAcquire("k");
+		ConcurrencyPermit second = limiter.tryAcquire("k");
+		assertThat(this.shared.holders("b", "k").count()).isEqualTo(2);
+		store.down = true;
+		// 5 permits over 2 instances: a share of 3, of which the store holds 2.
+		ConcurrencyPermit local = limiter.tryAcquire("k");
+		assertThat(local.acquired()).isTrue();
+		assertThat(limiter.tryAcquire("k").acquired()).isFalse();
+		first.release();
+		assertThat(limiter.tryAcquire("k").acquired()).as("one call ended").isTrue();
+		assertThat(limiter.tryAcquire("k").acquired()).isFalse();
+		second.release();
+		local.release();
 	}
 
 	@Test
@@ -93,6 +137,55 @@ class ConcurrencyLimiterTests {
 
 	private ConcurrencyLimiter limiter(ConcurrencyStore store, OnStoreFailure failure, int instances) {
 		return new ConcurrencyLimiter(store, "b", FIVE, this.renewer, List.of(), failure, () -> instances);
+	}
+
+	/** Passes everything through, or fails everything while {@link #down}. */
+	private static final class SwitchableStore implements ConcurrencyStore {
+
+		volatile boolean down;
+
+		private final ConcurrencyStore target;
+
+		SwitchableStore(ConcurrencyStore target) {
+			this.target = target;
+		}
+
+		private void check() {
+			if (this.down) {
+				throw new RateLimitStoreException("connection refused", null, false, false);
+			}
+		}
+
+		@Override
+		public ConcurrencyDecision acquire(String bucket, String key, ConcurrencyLimit limit, String holder) {
+			check();
+			return this.target.acquire(bucket, key, limit, holder);
+		}
+
+		@Override
+		public boolean renew(String bucket, String key, ConcurrencyLimit limit, String holder) {
+			check();
+			return this.target.renew(bucket, key, limit, holder);
+		}
+
+		@Override
+		public boolean release(String bucket, String key, String holder) {
+			check();
+			return this.target.release(bucket, key, holder);
+		}
+
+		@Override
+		public Holders holders(String bucket, String key) {
+			check();
+			return this.target.holders(bucket, key);
+		}
+
+		@Override
+		public int releaseAll(String bucket, String key) {
+			check();
+			return this.target.releaseAll(bucket, key);
+		}
+
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.ratelimit.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.ratelimit.Durations;
 import io.github.ratelimit.store.PartialStoreOutageException;
 import io.github.ratelimit.store.RateLimitStoreException;
+import io.github.ratelimit.store.StoreReconnectedException;
 
 /**
  * Sends a store's calls through its runner and waits for their replies, no longer than
@@ -87,6 +89,10 @@ final class RedisScriptCalls {
 		}
 		catch (ExecutionException ex) {
 			throw failure(ScriptRunner.unwrap(causeOf(ex)));
+		}
+		catch (CancellationException ex) {
+			// Not wrapped: a future completed with a cancellation throws it as it is.
+			throw failure(ex);
 		}
 		catch (InterruptedException ex) {
 			reply.completeExceptionally(ex);
@@ -164,6 +170,13 @@ final class RedisScriptCalls {
 			// failure mode answers for this key without opening the breaker for all.
 			return new PartialStoreOutageException(
 					"Redis Cluster answered " + clusterDown + " for the key's slot; the rate limit call failed", cause);
+		}
+		if (cause instanceof CancellationException) {
+			// Lettuce cancels the calls still buffered on a connection that closes, when
+			// its replacement is made: they were never written.
+			return new StoreReconnectedException(
+					"The Redis connection closed and was replaced before the rate limit call was sent; not sent",
+					cause);
 		}
 		if (cause instanceof ScriptOutcomeUnknownException unknown) {
 			return new RateLimitStoreException(

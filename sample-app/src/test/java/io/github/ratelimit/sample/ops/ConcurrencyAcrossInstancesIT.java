@@ -45,8 +45,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * answered, never more than 5 rendering at once;</li>
  * <li>{@code kill -9} of an instance whose 5 exports hang in the renderer: the other
  * instances see its permits come back within the lease and a second;</li>
+ * <li>an operator's release of a key on one instance ({@code DELETE
+ * /actuator/concurrency/exports/{tenant}}), seen at once on another, and the holder told
+ * its releases came late;</li>
  * <li>steady load on the two left while one is stopped with {@code SIGSTOP} for longer
- * than its lease, then resumed: still never more than 5 rendering at once.</li>
+ * than its lease, then resumed, then while Redis sleeps 2 s ({@code DEBUG SLEEP}) and
+ * drops every client ({@code CLIENT KILL}): still never more than 5 rendering at
+ * once.</li>
  * </ul>
  * Figures are printed with an {@code [ops]} prefix.
  */
@@ -132,6 +137,25 @@ class ConcurrencyAcrossInstancesIT {
 				LEASE.toMillis());
 		assertThat(back).as("ms until the permits came back").isLessThanOrEqualTo(LEASE.toMillis() + 1000);
 
+		// An operator takes a key's permits back through one instance; another sees it.
+		SampleProcess holder = this.instances.get(1);
+		SampleProcess operator = this.instances.get(2);
+		List<CompletableFuture<Integer>> heldOn = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			heldOn.add(export(holder, "held-again"));
+		}
+		Await.until("5 exports hanging in the renderer", Duration.ofSeconds(60),
+				() -> this.renderer.inFlight("held-again") == 5);
+		String released = operator.send("DELETE", "/actuator/concurrency/exports/held-again", "").body();
+		int seen = inFlight(operator, "held-again");
+		this.renderer.release();
+		heldOn.forEach(CompletableFuture::join);
+		System.out.printf("[ops] operator release through another instance: %s; in flight then: %d%n", released, seen);
+		assertThat(released).contains("\"key\":\"held-again\",\"released\":5");
+		assertThat(seen).isZero();
+		Await.until("the holder told its 5 releases came late", Duration.ofSeconds(60),
+				() -> holder.read("/actuator/concurrency").contains("\"releasedLate\":5"));
+
 		// Steady load on the two left, one of which is frozen for longer than its lease.
 		List<SampleProcess> live = this.instances.subList(1, 3);
 		AtomicBoolean running = new AtomicBoolean(true);
@@ -156,13 +180,19 @@ class ConcurrencyAcrossInstancesIT {
 			frozen.signal("CONT");
 		}
 		Thread.sleep(3000);
+		// Redis stalls for 2 s, then drops every client's connection.
+		redis.server().sleep(Duration.ofSeconds(2)).join();
+		Thread.sleep(1000);
+		redis.server().command("CLIENT", "KILL", "TYPE", "normal");
+		Thread.sleep(3000);
 		running.set(false);
 		clients.forEach(CompletableFuture::join);
 		String late = frozen.logLines("whose lease had ended").isEmpty() ? "no"
 				: frozen.logLines("whose lease had ended").size() + "";
 		System.out.printf(
-				"[ops] steady load on 2 instances, one stopped (SIGSTOP) for %d ms then resumed: statuses %s; the"
-						+ " renderer had at most %d in flight; the resumed instance logged %s late releases%n",
+				"[ops] steady load on 2 instances, one stopped (SIGSTOP) for %d ms then resumed, then DEBUG SLEEP 2"
+						+ " and CLIENT KILL: statuses %s; the renderer had at most %d in flight; the resumed instance"
+						+ " logged %s late releases%n",
 				LEASE.toMillis() + 2000, statuses, this.renderer.most("steady"), late);
 		assertThat(this.renderer.most("steady")).as("exports in flight, counted by the renderer")
 			.isLessThanOrEqualTo(5);
@@ -178,7 +208,7 @@ class ConcurrencyAcrossInstancesIT {
 						"--spring.data.redis.port=" + redis.port(),
 						"--sample.exports.renderer-url=" + this.renderer.url(),
 						"--ratelimit.concurrency.exports.lease=" + LEASE.toSeconds() + "s",
-						"--spring.main.banner-mode=off"));
+						"--management.endpoint.concurrency.access=unrestricted", "--spring.main.banner-mode=off"));
 		this.instances.add(instance);
 		return instance;
 	}
@@ -214,7 +244,7 @@ class ConcurrencyAcrossInstancesIT {
 
 		private final Map<String, AtomicInteger> most = new ConcurrentHashMap<>();
 
-		private final CountDownLatch held = new CountDownLatch(1);
+		private volatile CountDownLatch held = new CountDownLatch(1);
 
 		private HttpServer server;
 
@@ -226,7 +256,7 @@ class ConcurrencyAcrossInstancesIT {
 				int now = this.inFlight.computeIfAbsent(tenant, (t) -> new AtomicInteger()).incrementAndGet();
 				this.most.computeIfAbsent(tenant, (t) -> new AtomicInteger()).accumulateAndGet(now, Math::max);
 				try {
-					if (tenant.equals("held")) {
+					if (tenant.startsWith("held")) {
 						this.held.await(120, TimeUnit.SECONDS);
 					}
 					else {
@@ -259,8 +289,11 @@ class ConcurrencyAcrossInstancesIT {
 			return this.most.getOrDefault(tenant, new AtomicInteger()).get();
 		}
 
+		/** Answers the exports held so far; later ones are held again. */
 		void release() {
-			this.held.countDown();
+			CountDownLatch released = this.held;
+			this.held = new CountDownLatch(1);
+			released.countDown();
 		}
 
 		void stop() {
