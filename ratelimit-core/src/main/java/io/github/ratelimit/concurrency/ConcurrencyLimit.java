@@ -11,7 +11,7 @@ import io.github.ratelimit.Durations;
  * crashed, froze or lost its connection) comes back by itself.
  *
  * @param permits the calls a key may have in flight, 1 to {@value #MAX_PERMITS}
- * @param lease how long a permit is held without a renewal, 1 ms to 1 day, whole
+ * @param lease how long a permit is held without a renewal, 1 second to 1 day, whole
  * milliseconds
  * @author ratelimit-spring-boot-starter authors
  */
@@ -19,6 +19,12 @@ public record ConcurrencyLimit(int permits, Duration lease) {
 
 	/** The most permits a key may have: one Redis sorted set member each. */
 	public static final int MAX_PERMITS = 100_000;
+
+	/**
+	 * The shortest lease: a held permit is renewed every third of its lease through the
+	 * store, which a shorter one could not count on (a round trip, a GC pause).
+	 */
+	public static final Duration MIN_LEASE = Duration.ofSeconds(1);
 
 	/** The longest lease. */
 	public static final Duration MAX_LEASE = Duration.ofDays(1);
@@ -37,9 +43,10 @@ public record ConcurrencyLimit(int permits, Duration lease) {
 		if (permits < 1 || permits > MAX_PERMITS) {
 			throw new IllegalArgumentException("permits must be between 1 and " + MAX_PERMITS + " but was " + permits);
 		}
-		if (lease.compareTo(Duration.ofMillis(1)) < 0 || lease.compareTo(MAX_LEASE) > 0) {
-			throw new IllegalArgumentException("lease must be between 1ms and " + Durations.format(MAX_LEASE)
-					+ " but was " + Durations.format(lease));
+		if (lease.compareTo(MIN_LEASE) < 0 || lease.compareTo(MAX_LEASE) > 0) {
+			throw new IllegalArgumentException("lease must be between " + Durations.format(MIN_LEASE) + " and "
+					+ Durations.format(MAX_LEASE) + " but was " + Durations.format(lease)
+					+ " (it is renewed every third of it through the store)");
 		}
 		if (lease.toNanosPart() % 1_000_000 != 0) {
 			throw new IllegalArgumentException(

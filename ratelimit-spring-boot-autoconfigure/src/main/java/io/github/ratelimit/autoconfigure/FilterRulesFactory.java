@@ -123,7 +123,8 @@ final class FilterRulesFactory {
 			throw new InvalidFilterRuleException(property, property + ": " + ex.getMessage(),
 					"Set " + property + " within range, e.g. " + property + "=" + (leaseAtFault ? "30s" : "10") + ".");
 		}
-		return limiters.get(bucket, new ConcurrencyLimiters.Settings(permits, lease), name);
+		return limiters.get(bucket, new ConcurrencyLimiters.Settings(permits, lease),
+				new ConcurrencyLimiters.Origin(name, name + ".concurrency", name + ".concurrency-lease"));
 	}
 
 }

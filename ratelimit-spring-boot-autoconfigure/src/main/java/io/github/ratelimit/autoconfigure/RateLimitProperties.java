@@ -1,6 +1,7 @@
 package io.github.ratelimit.autoconfigure;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -10,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
+import org.springframework.boot.convert.DurationUnit;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
@@ -23,7 +25,9 @@ import io.github.ratelimit.web.MatchMode;
 /**
  * Configuration of rate limiting, under {@code ratelimit}. Validates itself when bound
  * (Spring Boot applies a properties class's own {@link Validator}), so a mistake fails
- * startup once, naming the property.
+ * startup once, naming the property. A key under {@code ratelimit} that names nothing
+ * here fails startup too: a misspelt key (say {@code concurrent} for {@code concurrency}
+ * on a filter rule) would otherwise leave a limit silently unset.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -523,9 +527,10 @@ public class RateLimitProperties implements Validator {
 		/**
 		 * How long a concurrency permit is held without a renewal: a permit whose
 		 * instance crashed or froze comes back after it; held permits are renewed every
-		 * third of it. Defaults to 30s. Overridden by
-		 * ratelimit.concurrency.<bucket>.lease.
+		 * third of it. 1s to 1d; a number without a unit is seconds. Defaults to 30s.
+		 * Overridden by ratelimit.concurrency.<bucket>.lease.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private @Nullable Duration concurrencyLease;
 
 		public @Nullable String getBucket() {
@@ -1095,8 +1100,10 @@ public class RateLimitProperties implements Validator {
 
 		/**
 		 * How long a permit is held without a renewal: a permit whose instance crashed or
-		 * froze comes back after it. Held permits are renewed every third of it.
+		 * froze comes back after it. Held permits are renewed every third of it. 1s to
+		 * 1d; a number without a unit is seconds.
 		 */
+		@DurationUnit(ChronoUnit.SECONDS)
 		private @Nullable Duration lease;
 
 		public @Nullable Integer getPermits() {

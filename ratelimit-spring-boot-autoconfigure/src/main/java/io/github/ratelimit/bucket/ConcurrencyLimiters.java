@@ -83,6 +83,20 @@ public class ConcurrencyLimiters {
 	 * is out of range, naming the property
 	 */
 	public ConcurrencyLimiter get(String bucket, Settings code, String origin) {
+		return get(bucket, code, Origin.of(origin));
+	}
+
+	/**
+	 * Returns the limiter of a bucket, made on first use from configuration over
+	 * {@code code}.
+	 * @param bucket the bucket name
+	 * @param code what the code or a rule sets, or {@link Settings#NONE}
+	 * @param origin where it is set, and what its fields are called there, for errors
+	 * @return the limiter
+	 * @throws InvalidConcurrencyLimitException when neither sets the permits, or a value
+	 * is out of range, naming the property
+	 */
+	public ConcurrencyLimiter get(String bucket, Settings code, Origin origin) {
 		ConcurrencyLimiter limiter = this.limiters.get(bucket);
 		if (limiter != null) {
 			return limiter;
@@ -101,7 +115,7 @@ public class ConcurrencyLimiters {
 	public @Nullable ConcurrencyLimiter find(String bucket) {
 		ConcurrencyLimiter limiter = this.limiters.get(bucket);
 		if (limiter == null && this.configured.containsKey(bucket)) {
-			return get(bucket, Settings.NONE, "ratelimit.concurrency." + bucket);
+			return get(bucket, Settings.NONE, Origin.of("ratelimit.concurrency." + bucket));
 		}
 		return limiter;
 	}
@@ -117,12 +131,12 @@ public class ConcurrencyLimiters {
 		return Map.copyOf(this.limiters);
 	}
 
-	private static ConcurrencyLimit limit(String bucket, Settings settings, String origin) {
+	private static ConcurrencyLimit limit(String bucket, Settings settings, Origin origin) {
 		String property = "ratelimit.concurrency." + bucket;
 		if (settings.permits() == null) {
 			throw new InvalidConcurrencyLimitException(property + ".permits",
-					"must be set (neither " + origin + " nor configuration sets it)",
-					"Set " + property + ".permits, e.g. " + property + ".permits=10, or permits on " + origin + ".");
+					"must be set (neither " + origin.where() + " nor configuration sets it)",
+					"Set " + property + ".permits, e.g. " + property + ".permits=10, or " + origin.permits() + ".");
 		}
 		Duration lease = (settings.lease() != null) ? settings.lease() : ConcurrencyLimit.DEFAULT_LEASE;
 		try {
@@ -132,9 +146,34 @@ public class ConcurrencyLimiters {
 			String field = String.valueOf(ex.getMessage()).startsWith("lease") ? "lease" : "permits";
 			throw new InvalidConcurrencyLimitException(property + "." + field,
 					String.valueOf(ex.getMessage()).substring(field.length() + 1),
-					"Set " + property + "." + field + " (or " + field + " on " + origin + ") within range, e.g. "
+					"Set " + property + "." + field + " (or "
+							+ (field.equals("lease") ? origin.lease() : origin.permits()) + ") within range, e.g. "
 							+ property + "." + field + "=" + (field.equals("lease") ? "30s" : "10") + ".");
 		}
+	}
+
+	/**
+	 * Where code or a rule sets a concurrency limit, and what its two fields are called
+	 * there, for errors that name them.
+	 *
+	 * @param where the place, e.g. {@code @ConcurrencyLimited on Exports.run} or
+	 * {@code ratelimit.filter.rules[0]}
+	 * @param permits the permits field there, e.g. {@code permits on @ConcurrencyLimited
+	 * on Exports.run}
+	 * @param lease the lease field there
+	 */
+	public record Origin(String where, String permits, String lease) {
+
+		/**
+		 * Returns the origin of an annotation or the code, whose fields are
+		 * {@code permits} and {@code lease}.
+		 * @param where the place
+		 * @return the origin
+		 */
+		public static Origin of(String where) {
+			return new Origin(where, "permits on " + where, "lease on " + where);
+		}
+
 	}
 
 	/**

@@ -153,8 +153,9 @@ class ConcurrencyLimitedTests {
 		});
 		this.runner.withBean(NoPermits.class)
 			.withPropertyValues("ratelimit.concurrency.unset.permits=2", "ratelimit.concurrency.unset.lease=0s")
-			.run((context) -> assertThat(cause(context.getStartupFailure()).getMessage())
-				.isEqualTo("ratelimit.concurrency.unset.lease: must be between 1ms and 1d but was 0ms"));
+			.run((context) -> assertThat(cause(context.getStartupFailure()).getMessage()).isEqualTo(
+					"ratelimit.concurrency.unset.lease: must be between 1s and 1d but was 0ms (it is renewed every"
+							+ " third of it through the store)"));
 	}
 
 	private static InvalidConcurrencyLimitException cause(Throwable failure) {

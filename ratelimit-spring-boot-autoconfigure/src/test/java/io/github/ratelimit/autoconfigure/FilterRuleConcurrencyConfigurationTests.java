@@ -90,6 +90,33 @@ class FilterRuleConcurrencyConfigurationTests {
 						+ " limits requests in flight"));
 	}
 
+	@Test
+	void aLeaseWithoutAUnitIsSecondsAndOneShorterThanASecondIsRefused() {
+		this.runner
+			.withPropertyValues("ratelimit.filter.rules[0].concurrency=2",
+					"ratelimit.filter.rules[0].concurrency-lease=45")
+			.run((context) -> assertThat(
+					rule(context.getBean("rateLimitFilterRegistration", FilterRegistrationBean.class)).concurrency()
+						.limit()
+						.lease())
+				.hasSeconds(45));
+		this.runner
+			.withPropertyValues("ratelimit.filter.rules[0].concurrency=2",
+					"ratelimit.filter.rules[0].concurrency-lease=10ms")
+			.run((context) -> assertThat(analyzed(context.getStartupFailure()).getDescription())
+				.isEqualTo("ratelimit.filter.rules[0].concurrency-lease: lease must be between 1s and 1d but was 10ms"
+						+ " (it is renewed every third of it through the store)"));
+	}
+
+	@Test
+	void configurationOutOfRangeNamesTheRulesPropertyAsTheOtherPlaceToSetIt() {
+		this.runner
+			.withPropertyValues("ratelimit.filter.rules[0].concurrency=2", "ratelimit.concurrency.exports.permits=0")
+			.run((context) -> assertThat(analyzed(context.getStartupFailure()).getAction())
+				.isEqualTo("Set ratelimit.concurrency.exports.permits (or ratelimit.filter.rules[0].concurrency) within"
+						+ " range, e.g. ratelimit.concurrency.exports.permits=10."));
+	}
+
 	private static FilterRule rule(FilterRegistrationBean<?> registration) {
 		return ((RateLimitFilter) registration.getFilter()).getRules().get(0);
 	}

@@ -361,8 +361,10 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 					"Set " + at + " within range, e.g. " + at + ": " + (at.equals(argument) ? "10" : "30s") + ".");
 		}
 		try {
+			String route = "route '" + routeId + "' (RequestRateLimiter)";
 			return this.concurrencyLimiters.get(bucket, new ConcurrencyLimiters.Settings(permits, lease),
-					"route '" + routeId + "' (RequestRateLimiter)");
+					new ConcurrencyLimiters.Origin(route, "the argument " + argument + " of " + route,
+							"the argument " + argument + "-lease of " + route));
 		}
 		catch (InvalidRateLimitConfigurationException ex) {
 			throw new InvalidRouteException(routeId, "Route '" + routeId + "': " + ex.getMessage(),
