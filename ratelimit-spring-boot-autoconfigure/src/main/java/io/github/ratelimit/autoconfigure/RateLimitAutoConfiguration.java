@@ -19,6 +19,7 @@ import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguratio
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 
@@ -140,6 +141,12 @@ public final class RateLimitAutoConfiguration {
 			ObjectProvider<StoreTarget> storeTarget, ObjectProvider<EvictionPolicySource> evictionPolicy) {
 		return new RateLimitStartupSummary(applicationContext, properties, registry, rateLimitStore,
 				storeTarget.getIfUnique(), evictionPolicy.getIfUnique());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	UnknownPropertiesWarning rateLimitUnknownPropertiesWarning(Environment environment) {
+		return new UnknownPropertiesWarning(environment);
 	}
 
 	@Bean

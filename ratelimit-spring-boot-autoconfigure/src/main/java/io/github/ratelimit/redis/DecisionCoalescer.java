@@ -43,6 +43,8 @@ final class DecisionCoalescer {
 
 	private final LongAdder coalesced = new LongAdder();
 
+	private final LongAdder calls = new LongAdder();
+
 	/**
 	 * Creates a coalescer.
 	 * @param script how a batch is sent and its reply read
@@ -57,6 +59,14 @@ final class DecisionCoalescer {
 	 */
 	long coalesced() {
 		return this.coalesced.sum();
+	}
+
+	/**
+	 * Returns how many calls carried decisions to Redis.
+	 * @return the count since the coalescer was created
+	 */
+	long calls() {
+		return this.calls.sum();
 	}
 
 	/**
@@ -104,6 +114,7 @@ final class DecisionCoalescer {
 	 * aside).
 	 */
 	private void send(Lane lane, List<Request> batch, boolean async) {
+		this.calls.increment();
 		if (batch.size() > 1) {
 			this.coalesced.add(batch.size());
 		}

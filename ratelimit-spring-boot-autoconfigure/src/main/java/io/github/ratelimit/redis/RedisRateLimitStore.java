@@ -210,6 +210,15 @@ public final class RedisRateLimitStore implements RateLimitStore, ConcurrencySto
 		return (this.coalescer != null) ? this.coalescer.coalesced() : 0;
 	}
 
+	/**
+	 * Returns how many script calls carried coalesced decisions: with
+	 * {@link #coalescedDecisions()}, how well decisions are batched.
+	 * @return the count since the store was created; 0 when coalescing is off
+	 */
+	public long coalescedCalls() {
+		return (this.coalescer != null) ? this.coalescer.calls() : 0;
+	}
+
 	@Override
 	public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 		StoreArguments.check(bucket, key, limits, cost);

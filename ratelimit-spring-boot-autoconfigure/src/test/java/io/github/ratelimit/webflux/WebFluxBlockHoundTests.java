@@ -91,9 +91,9 @@ class WebFluxBlockHoundTests {
 	static void installBlockHound() {
 		// Never skipped: outside its own JVM it fails and says how to run it, since
 		// installing BlockHound into a shared JVM would instrument every later test.
-		assertThat(System.getProperty("ratelimit.test.blockhound"))
+		assertThat(System.getProperty("ratelimit-test.blockhound"))
 			.as("WebFluxBlockHoundTests needs a JVM of its own, started with "
-					+ "-XX:+AllowRedefinitionToAddDeleteMethods and -Dratelimit.test.blockhound=true: run it through "
+					+ "-XX:+AllowRedefinitionToAddDeleteMethods and -Dratelimit-test.blockhound=true: run it through "
 					+ "Maven (mvn -pl ratelimit-spring-boot-autoconfigure test -Dtest=WebFluxBlockHoundTests), whose "
 					+ "'blockhound' Surefire execution does both")
 			.isEqualTo("true");

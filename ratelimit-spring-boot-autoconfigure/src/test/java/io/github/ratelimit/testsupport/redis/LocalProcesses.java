@@ -29,10 +29,10 @@ final class LocalProcesses {
 	static final int DEFAULT_REDIS_PORT = 6379;
 
 	/** How many test JVMs of one module run at once; set by the build. */
-	static final String FORKS_PROPERTY = "ratelimit.test.forks";
+	static final String FORKS_PROPERTY = "ratelimit-test.forks";
 
 	/** Which of them this one is, counted from 1; set by the build. */
-	static final String FORK_PROPERTY = "ratelimit.test.fork";
+	static final String FORK_PROPERTY = "ratelimit-test.fork";
 
 	private static final Set<Integer> handedOut = ConcurrentHashMap.newKeySet();
 
@@ -84,8 +84,8 @@ final class LocalProcesses {
 
 	/**
 	 * Whether a port belongs to this test JVM's share of the ports. Surefire may run a
-	 * module's test classes in several JVMs at once ({@code ratelimit.test.forks}, fork
-	 * {@code ratelimit.test.fork} counted from 1); each JVM takes only ports whose pair
+	 * module's test classes in several JVMs at once ({@code ratelimit-test.forks}, fork
+	 * {@code ratelimit-test.fork} counted from 1); each JVM takes only ports whose pair
 	 * number ({@code port / 2}: the kernel hands out ports of one parity first) is its
 	 * own modulo the number of JVMs. A server restarted on its port after a stop must
 	 * find it free: no other fork can have picked it in the meantime.

@@ -35,7 +35,7 @@ final class RedisEnvironment {
 	 * System property that forces a backend: {@code binary}, {@code docker} or
 	 * {@code auto} (the default: Docker when an engine answers, else the binary).
 	 */
-	static final String BACKEND_PROPERTY = "ratelimit.test.redis";
+	static final String BACKEND_PROPERTY = "ratelimit-test.redis";
 
 	static final String INSTALL_MESSAGE = "Redis tests need a redis-server binary on the PATH "
 			+ "(Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) or a running Docker engine";

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * A standalone server is a Testcontainers {@code redis:7} container when a Docker engine
  * answers, otherwise a {@code redis-server} process from the {@code PATH} on a free port.
- * The system property {@code ratelimit.test.redis} ({@code binary}, {@code docker} or
+ * The system property {@code ratelimit-test.redis} ({@code binary}, {@code docker} or
  * {@code auto}) forces the choice. A cluster always runs {@code redis-server} and
  * {@code redis-cli} from the {@code PATH}. When nothing can provide Redis, the test class
  * fails (it is never skipped) with a message that says what to install. Port 6379 is
