@@ -86,6 +86,12 @@ public final class ConcurrencyLimiter {
 	private final Map<String, AtomicInteger> heldInStore = new ConcurrentHashMap<>();
 
 	/**
+	 * How long this instance's calls of the bucket lately held their permits, a moving
+	 * average in nanoseconds; 0 before the first release.
+	 */
+	private final AtomicLong averageHoldNanos = new AtomicLong();
+
+	/**
 	 * Creates a limiter that counts in this JVM while its store fails.
 	 * @param store where the permits are kept
 	 * @param bucket the bucket name
@@ -270,6 +276,9 @@ public final class ConcurrencyLimiter {
 			store = this.local;
 			decision = acquireLocally(key, holder);
 		}
+		if (!decision.acquired()) {
+			decision = withLikelyWait(decision);
+		}
 		ConcurrencyPermit permit = new ConcurrencyPermit(this.bucket, key, holder, decision,
 				this.limit.lease().toNanos(), asked);
 		if (decision.acquired()) {
@@ -280,6 +289,7 @@ public final class ConcurrencyLimiter {
 			}
 			Runnable stop = this.renewer.renew(holding, this.limit, permit, this.observer);
 			permit.onRelease(() -> {
+				recordHold(System.nanoTime() - asked);
 				if (shared) {
 					this.heldInStore.computeIfPresent(key, (k, count) -> (count.decrementAndGet() > 0) ? count : null);
 				}
@@ -304,6 +314,29 @@ public final class ConcurrencyLimiter {
 			}, stop);
 		}
 		return permit;
+	}
+
+	/**
+	 * Returns a refusal whose retry estimate is when a permit is likely free: the average
+	 * hold of this instance's calls of the bucket divided by the calls in flight (calls
+	 * end one after another), when that comes before the earliest lease end the store
+	 * gave (which a renewed lease keeps about a lease away, however short the calls).
+	 */
+	private ConcurrencyDecision withLikelyWait(ConcurrencyDecision refused) {
+		long hold = this.averageHoldNanos.get();
+		if (hold == 0 || refused.inFlight() < 1) {
+			return refused;
+		}
+		long likely = Math.max(1, TimeUnit.NANOSECONDS.toMicros(hold) / refused.inFlight());
+		return (likely < refused.retryAfterMicros())
+				? new ConcurrencyDecision(false, refused.inFlight(), refused.permits(), refused.expiredLeases(), likely)
+				: refused;
+	}
+
+	private void recordHold(long nanos) {
+		// An exponential moving average with a weight of 1/8: recent calls count most.
+		this.averageHoldNanos.accumulateAndGet(Math.max(1, nanos),
+				(average, sample) -> (average == 0) ? sample : average + (sample - average) / 8);
 	}
 
 	/**

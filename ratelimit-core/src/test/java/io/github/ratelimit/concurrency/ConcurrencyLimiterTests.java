@@ -82,6 +82,25 @@ class ConcurrencyLimiterTests {
 	}
 
 	@Test
+	void aRefusalsRetryEstimateIsWhenAPermitIsLikelyFreeNotWhenALeaseEnds() throws InterruptedException {
+		ConcurrencyLimiter limiter = limiter(this.shared, OnStoreFailure.LOCAL, 1);
+		List<ConcurrencyPermit> held = new java.util.ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			held.add(limiter.tryAcquire("k"));
+		}
+		// Before any call ended: the earliest lease end, about the whole 30 s lease.
+		assertThat(limiter.tryAcquire("k").decision().retryAfter()).isGreaterThan(Duration.ofSeconds(20));
+		Thread.sleep(50);
+		held.remove(0).release();
+		held.add(limiter.tryAcquire("k"));
+		// One call held its permit about 50 ms, and 5 are in flight: one likely ends
+		// soon.
+		Duration estimate = limiter.tryAcquire("k").decision().retryAfter();
+		assertThat(estimate).isPositive().isLessThan(Duration.ofSeconds(5));
+		held.forEach(ConcurrencyPermit::release);
+	}
+
+	@Test
 	void anOutageCountsThisInstancesShareOfThePermitsLocally() {
 		FailingStore store = new FailingStore(this.shared, Integer.MAX_VALUE, true, false);
 		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 3);
