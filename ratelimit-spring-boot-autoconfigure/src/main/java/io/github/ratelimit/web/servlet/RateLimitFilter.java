@@ -140,6 +140,12 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				}
 			}
 			handedOn = true;
+			if (inFlight.held().isEmpty() && (acquisition == null || !plan.settles())) {
+				// Nothing to do once the response is complete: the common case, kept free
+				// of a listener.
+				chain.doFilter(request, response);
+				return;
+			}
 			proceed(request, response, chain, new Completion(plan, acquisition, inFlight, response));
 		}
 		finally {
@@ -156,10 +162,6 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	 */
 	private void proceed(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
 			Completion completion) throws ServletException, IOException {
-		if (!completion.needed()) {
-			chain.doFilter(request, response);
-			return;
-		}
 		boolean failed = true;
 		try {
 			chain.doFilter(request, response);
@@ -198,10 +200,6 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			this.acquisition = acquisition;
 			this.inFlight = inFlight;
 			this.response = response;
-		}
-
-		boolean needed() {
-			return (this.acquisition != null && this.plan.settles()) || !this.inFlight.held().isEmpty();
 		}
 
 		@Override
