@@ -3,10 +3,13 @@ package io.github.ratelimit.gateway;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,8 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Two gateways (two application contexts on their own ports) on one real Redis admit
- * exactly the limit between them, each answering the rest with 429 and our headers; with
- * Redis down and {@code ratelimit.failure-mode=closed} they answer 503.
+ * exactly the limit between them, each answering the rest with 429 and our headers; hold
+ * at most a route's {@code ratelimit.concurrency} in flight between them, counted by the
+ * backend; with Redis down and {@code ratelimit.failure-mode=closed} they answer 503.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class TwoGatewaysOneRedisTests {
@@ -96,6 +100,31 @@ class TwoGatewaysOneRedisTests {
 
 	@Test
 	@Order(2)
+	void twoGatewaysOnOneRedisHoldAtMostTheRoutesConcurrencyBetweenThem() throws Exception {
+		List<CompletableFuture<HttpResponse<String>>> burst = new ArrayList<>();
+		for (int i = 0; i < 12; i++) {
+			burst.add(Backend.getAsync(port((i % 2 == 0) ? first : second), "/exports/report", "dana"));
+		}
+		await("3 in the backend and 9 refused",
+				() -> backend.held() == 3 && burst.stream().filter(CompletableFuture::isDone).count() == 9);
+		assertThat(redis.server().command("ZCARD", "rl:{exports:dana}:cc").trim()).isEqualTo("3");
+		for (CompletableFuture<HttpResponse<String>> call : burst) {
+			if (call.isDone()) {
+				assertThat(call.join().statusCode()).isEqualTo(429);
+				assertThat(call.join().headers().firstValue("RateLimit-Policy"))
+					.hasValue("\"exports\";q=3;qu=\"concurrent-requests\"");
+			}
+		}
+		backend.openGate();
+		for (CompletableFuture<HttpResponse<String>> call : burst) {
+			assertThat(call.get(60, TimeUnit.SECONDS).statusCode()).isIn(200, 429);
+		}
+		assertThat(backend.mostHeld()).as("in the backend at once, counted by it").isEqualTo(3);
+		await("every permit back", () -> "0".equals(redis.server().command("ZCARD", "rl:{exports:dana}:cc").trim()));
+	}
+
+	@Test
+	@Order(3)
 	void withRedisDownAndFailureModeClosedRequestsAreServiceUnavailable() throws Exception {
 		int before = backend.requests();
 		redis.server().stop();
@@ -149,6 +178,7 @@ class TwoGatewaysOneRedisTests {
 
 	private static ConfigurableApplicationContext gateway() {
 		String route = "spring.cloud.gateway.server.webflux.routes[0]";
+		String exports = "spring.cloud.gateway.server.webflux.routes[1]";
 		return new SpringApplicationBuilder(GatewayTestApplication.class, OwnReactorResources.class).run(
 				"--server.port=0", "--spring.data.redis.host=" + redis.host(),
 				"--spring.data.redis.port=" + redis.port(), "--ratelimit.store=redis",
@@ -160,7 +190,19 @@ class TwoGatewaysOneRedisTests {
 				"--" + route + ".uri=" + backend.uri(), "--" + route + ".predicates[0]=Path=/api/**",
 				"--" + route + ".filters[0].name=RequestRateLimiter",
 				"--" + route + ".filters[0].args.key-resolver=#{@userKeyResolver}",
-				"--" + route + ".filters[0].args.ratelimit.bucket=api");
+				"--" + route + ".filters[0].args.ratelimit.bucket=api", "--" + exports + ".id=exports",
+				"--" + exports + ".uri=" + backend.uri(), "--" + exports + ".predicates[0]=Path=/exports/**",
+				"--" + exports + ".filters[0].name=RequestRateLimiter",
+				"--" + exports + ".filters[0].args.key-resolver=#{@userKeyResolver}",
+				"--" + exports + ".filters[0].args.ratelimit.concurrency=3");
+	}
+
+	private static void await(String what, BooleanSupplier condition) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+		while (!condition.getAsBoolean()) {
+			assertThat(System.nanoTime() - deadline).as("waited 60 s for %s", what).isNegative();
+			Thread.sleep(5);
+		}
 	}
 
 	private static int port(ConfigurableApplicationContext context) {
