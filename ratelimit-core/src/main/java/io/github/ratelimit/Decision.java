@@ -260,6 +260,16 @@ public final class Decision {
 	}
 
 	/**
+	 * Returns whether a concurrency limit made this decision
+	 * ({@link #allowed(long, long)}, {@link #rejected(long, long)}): it counts calls in
+	 * flight, with no spec and no window.
+	 * @return {@code true} for a concurrency limit's decision
+	 */
+	public boolean isConcurrency() {
+		return this.spec == null && this.limits == null;
+	}
+
+	/**
 	 * Returns the decision of each limit of the call, in the order the limits were given;
 	 * a single-limit decision returns a list of itself.
 	 * @return the per-limit decisions

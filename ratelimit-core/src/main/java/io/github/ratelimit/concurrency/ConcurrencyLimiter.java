@@ -8,7 +8,6 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
 import java.util.function.Predicate;
@@ -83,7 +82,7 @@ public final class ConcurrencyLimiter {
 	 * The permits this instance holds in the shared store, by key: counted against its
 	 * share while the store fails, since their calls still run.
 	 */
-	private final Map<String, AtomicInteger> heldInStore = new ConcurrentHashMap<>();
+	private final Map<String, Integer> heldInStore = new ConcurrentHashMap<>();
 
 	/**
 	 * How long this instance's calls of the bucket lately held their permits, a moving
@@ -285,13 +284,13 @@ public final class ConcurrencyLimiter {
 			ConcurrencyStore holding = store;
 			boolean shared = holding == this.store;
 			if (shared) {
-				this.heldInStore.computeIfAbsent(key, (k) -> new AtomicInteger()).incrementAndGet();
+				this.heldInStore.merge(key, 1, Integer::sum);
 			}
 			Runnable stop = this.renewer.renew(holding, this.limit, permit, this.observer);
 			permit.onRelease(() -> {
 				recordHold(System.nanoTime() - asked);
 				if (shared) {
-					this.heldInStore.computeIfPresent(key, (k, count) -> (count.decrementAndGet() > 0) ? count : null);
+					this.heldInStore.computeIfPresent(key, (k, count) -> (count > 1) ? count - 1 : null);
 				}
 				boolean held;
 				try {
@@ -367,8 +366,7 @@ public final class ConcurrencyLimiter {
 	private ConcurrencyDecision acquireLocally(String key, String holder) {
 		int instances = Math.max(1, this.instances.getAsInt());
 		int share = (this.limit.permits() + instances - 1) / instances;
-		AtomicInteger inStore = this.heldInStore.get(key);
-		int free = share - ((inStore != null) ? inStore.get() : 0);
+		int free = share - this.heldInStore.getOrDefault(key, 0);
 		if (free <= 0) {
 			return new ConcurrencyDecision(false, share, share, 0, LOCAL_RETRY_MICROS);
 		}

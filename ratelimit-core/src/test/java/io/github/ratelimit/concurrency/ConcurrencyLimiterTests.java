@@ -118,7 +118,7 @@ class ConcurrencyLimiterTests {
 
 	@Test
 	void thePermitsThisInstanceHoldsInTheStoreCountAgainstItsShareWhileTheStoreFails() {
-		SwitchableStore store = new SwitchableStore(this.shared);
+		FailingStore store = new FailingStore(this.shared, 0, false, false);
 		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 2);
 		ConcurrencyPermit first = limiter.tryAcquire("k");
 		ConcurrencyPermit second = limiter.tryAcquire("k");
@@ -158,62 +158,17 @@ class ConcurrencyLimiterTests {
 		return new ConcurrencyLimiter(store, "b", FIVE, this.renewer, List.of(), failure, () -> instances);
 	}
 
-	/** Passes everything through, or fails everything while {@link #down}. */
-	private static final class SwitchableStore implements ConcurrencyStore {
-
-		volatile boolean down;
-
-		private final ConcurrencyStore target;
-
-		SwitchableStore(ConcurrencyStore target) {
-			this.target = target;
-		}
-
-		private void check() {
-			if (this.down) {
-				throw new RateLimitStoreException("connection refused", null, false, false);
-			}
-		}
-
-		@Override
-		public ConcurrencyDecision acquire(String bucket, String key, ConcurrencyLimit limit, String holder) {
-			check();
-			return this.target.acquire(bucket, key, limit, holder);
-		}
-
-		@Override
-		public boolean renew(String bucket, String key, ConcurrencyLimit limit, String holder) {
-			check();
-			return this.target.renew(bucket, key, limit, holder);
-		}
-
-		@Override
-		public boolean release(String bucket, String key, String holder) {
-			check();
-			return this.target.release(bucket, key, holder);
-		}
-
-		@Override
-		public Holders holders(String bucket, String key) {
-			check();
-			return this.target.holders(bucket, key);
-		}
-
-		@Override
-		public int releaseAll(String bucket, String key) {
-			check();
-			return this.target.releaseAll(bucket, key);
-		}
-
-	}
-
 	/**
 	 * Fails its first {@code failures} acquires, after running them on {@code target}
-	 * when {@code runs}; passes everything else through.
+	 * when {@code runs}, and every call while {@link #down}; passes everything else
+	 * through.
 	 */
 	private static final class FailingStore implements ConcurrencyStore {
 
 		final AtomicInteger asks = new AtomicInteger();
+
+		/** While set, every call fails as one that could not reach the store. */
+		volatile boolean down;
 
 		private final ConcurrencyStore target;
 
@@ -232,6 +187,7 @@ class ConcurrencyLimiterTests {
 
 		@Override
 		public ConcurrencyDecision acquire(String bucket, String key, ConcurrencyLimit limit, String holder) {
+			checkUp();
 			if (this.asks.incrementAndGet() <= this.failures) {
 				if (this.runs) {
 					this.target.acquire(bucket, key, limit, holder);
@@ -243,22 +199,32 @@ class ConcurrencyLimiterTests {
 
 		@Override
 		public boolean renew(String bucket, String key, ConcurrencyLimit limit, String holder) {
+			checkUp();
 			return this.target.renew(bucket, key, limit, holder);
 		}
 
 		@Override
 		public boolean release(String bucket, String key, String holder) {
+			checkUp();
 			return this.target.release(bucket, key, holder);
 		}
 
 		@Override
 		public Holders holders(String bucket, String key) {
+			checkUp();
 			return this.target.holders(bucket, key);
 		}
 
 		@Override
 		public int releaseAll(String bucket, String key) {
+			checkUp();
 			return this.target.releaseAll(bucket, key);
+		}
+
+		private void checkUp() {
+			if (this.down) {
+				throw new RateLimitStoreException("connection refused", null, false, false);
+			}
 		}
 
 	}

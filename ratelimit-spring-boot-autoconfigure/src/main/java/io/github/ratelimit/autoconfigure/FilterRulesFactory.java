@@ -1,6 +1,5 @@
 package io.github.ratelimit.autoconfigure;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,7 +12,6 @@ import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.bucket.BucketSource;
 import io.github.ratelimit.bucket.ConcurrencyLimiters;
 import io.github.ratelimit.bucket.LimitSettings;
-import io.github.ratelimit.concurrency.ConcurrencyLimit;
 import io.github.ratelimit.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.web.FilterRule;
@@ -98,8 +96,8 @@ final class FilterRulesFactory {
 
 	/**
 	 * Returns the rule's concurrency limit, keyed like its rate limit (by its bucket), or
-	 * {@code null} when it sets none. Its own values are checked here, so that an error
-	 * names the rule's property rather than ratelimit.concurrency.
+	 * {@code null} when it sets none. An out-of-range value is reported by the limiters,
+	 * naming the rule's property when the rule set it.
 	 */
 	private static @Nullable ConcurrencyLimiter concurrency(String name, String bucket, Rule rule,
 			ConcurrencyLimiters limiters) {
@@ -113,17 +111,7 @@ final class FilterRulesFactory {
 			}
 			return null;
 		}
-		Duration lease = rule.getConcurrencyLease();
-		try {
-			new ConcurrencyLimit(permits, (lease != null) ? lease : ConcurrencyLimit.DEFAULT_LEASE);
-		}
-		catch (IllegalArgumentException ex) {
-			boolean leaseAtFault = String.valueOf(ex.getMessage()).startsWith("lease");
-			String property = name + (leaseAtFault ? ".concurrency-lease" : ".concurrency");
-			throw new InvalidFilterRuleException(property, property + ": " + ex.getMessage(),
-					"Set " + property + " within range, e.g. " + property + "=" + (leaseAtFault ? "30s" : "10") + ".");
-		}
-		return limiters.get(bucket, new ConcurrencyLimiters.Settings(permits, lease),
+		return limiters.get(bucket, new ConcurrencyLimiters.Settings(permits, rule.getConcurrencyLease()),
 				new ConcurrencyLimiters.Origin(name, name + ".concurrency", name + ".concurrency-lease"));
 	}
 

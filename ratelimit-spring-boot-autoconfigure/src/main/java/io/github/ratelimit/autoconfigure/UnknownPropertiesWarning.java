@@ -24,6 +24,8 @@ import org.springframework.boot.context.properties.source.ConfigurationPropertyS
 import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
 import org.springframework.core.env.Environment;
 
+import io.github.ratelimit.expression.NearestNames;
+
 /**
  * Warns at startup of each {@code ratelimit.*} key that names no setting, with the
  * setting it most likely meant: a misspelt key is otherwise ignored, and the limit it was
@@ -98,7 +100,8 @@ final class UnknownPropertiesWarning implements SmartInitializingSingleton {
 		}
 		if (property == null) {
 			String key = name.chop(index + 1).toString();
-			String meant = nearest(element, known);
+			List<String> nearest = NearestNames.of(element, known);
+			String meant = nearest.isEmpty() ? null : nearest.get(0);
 			return "Unknown property " + key + " ignored: " + type.getSimpleName() + " has no setting '"
 					+ name.getElement(index, Form.ORIGINAL) + "'"
 					+ ((meant != null) ? "; did you mean " + name.chop(index) + "." + dashed(meant) + "?" : "")
@@ -136,40 +139,6 @@ final class UnknownPropertiesWarning implements SmartInitializingSingleton {
 
 	private static String dashed(String javaName) {
 		return javaName.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
-	}
-
-	/** The known name closest to a misspelt one, if it is close (a few edits). */
-	private static @Nullable String nearest(String element, List<String> known) {
-		String best = null;
-		int bestDistance = Integer.MAX_VALUE;
-		for (String candidate : known) {
-			int distance = distance(element, uniform(candidate));
-			if (distance < bestDistance) {
-				best = candidate;
-				bestDistance = distance;
-			}
-		}
-		return (best != null && bestDistance <= Math.max(2, element.length() / 3)) ? best : null;
-	}
-
-	/** Levenshtein distance. */
-	private static int distance(String a, String b) {
-		int[] previous = new int[b.length() + 1];
-		int[] current = new int[b.length() + 1];
-		for (int j = 0; j <= b.length(); j++) {
-			previous[j] = j;
-		}
-		for (int i = 1; i <= a.length(); i++) {
-			current[0] = i;
-			for (int j = 1; j <= b.length(); j++) {
-				int substitution = previous[j - 1] + ((a.charAt(i - 1) == b.charAt(j - 1)) ? 0 : 1);
-				current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
-			}
-			int[] swap = previous;
-			previous = current;
-			current = swap;
-		}
-		return previous[b.length()];
 	}
 
 }

@@ -103,8 +103,8 @@ public class ConcurrencyLimiters {
 		}
 		return this.limiters.computeIfAbsent(bucket,
 				(name) -> new ConcurrencyLimiter(this.store, name,
-						limit(name, this.configured.getOrDefault(name, Settings.NONE).orElse(code), origin),
-						this.renewer, this.observers, this.onStoreFailure, this.instances));
+						limit(name, this.configured.getOrDefault(name, Settings.NONE), code, origin), this.renewer,
+						this.observers, this.onStoreFailure, this.instances));
 	}
 
 	/**
@@ -131,8 +131,13 @@ public class ConcurrencyLimiters {
 		return Map.copyOf(this.limiters);
 	}
 
-	private static ConcurrencyLimit limit(String bucket, Settings settings, Origin origin) {
+	/**
+	 * Makes the limit of configuration over code; an error names where the value at fault
+	 * was set: the configuration property, or the code's or rule's own field.
+	 */
+	private static ConcurrencyLimit limit(String bucket, Settings configured, Settings code, Origin origin) {
 		String property = "ratelimit.concurrency." + bucket;
+		Settings settings = configured.orElse(code);
 		if (settings.permits() == null) {
 			throw new InvalidConcurrencyLimitException(property + ".permits",
 					"must be set (neither " + origin.where() + " nor configuration sets it)",
@@ -143,12 +148,13 @@ public class ConcurrencyLimiters {
 			return new ConcurrencyLimit(settings.permits(), lease);
 		}
 		catch (IllegalArgumentException ex) {
-			String field = String.valueOf(ex.getMessage()).startsWith("lease") ? "lease" : "permits";
-			throw new InvalidConcurrencyLimitException(property + "." + field,
-					String.valueOf(ex.getMessage()).substring(field.length() + 1),
-					"Set " + property + "." + field + " (or "
-							+ (field.equals("lease") ? origin.lease() : origin.permits()) + ") within range, e.g. "
-							+ property + "." + field + "=" + (field.equals("lease") ? "30s" : "10") + ".");
+			boolean leaseAtFault = String.valueOf(ex.getMessage()).startsWith("lease");
+			boolean configuredHere = (leaseAtFault ? configured.lease() : configured.permits()) != null;
+			String where = configuredHere ? property + "." + (leaseAtFault ? "lease" : "permits")
+					: (leaseAtFault ? origin.lease() : origin.permits());
+			throw new InvalidConcurrencyLimitException(where,
+					String.valueOf(ex.getMessage()).substring((leaseAtFault ? "lease" : "permits").length() + 1),
+					"Set " + where + " within range, e.g. " + (leaseAtFault ? "30s" : "10") + ".");
 		}
 	}
 

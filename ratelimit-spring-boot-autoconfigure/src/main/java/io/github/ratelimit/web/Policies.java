@@ -67,7 +67,7 @@ final class Policies {
 		List<Policy> result = null;
 		for (int i = 0; i < policies.size(); i++) {
 			Policy policy = policies.get(i);
-			if (policy.windowSeconds() == null && hasRatePolicy(policies, policy.name())) {
+			if (policy.decision().isConcurrency() && hasRatePolicy(policies, policy.name())) {
 				if (result == null) {
 					result = new ArrayList<>(policies);
 				}
@@ -79,7 +79,7 @@ final class Policies {
 
 	private static boolean hasRatePolicy(List<Policy> policies, String name) {
 		for (Policy policy : policies) {
-			if (policy.windowSeconds() != null && policy.name().equals(name)) {
+			if (!policy.decision().isConcurrency() && policy.name().equals(name)) {
 				return true;
 			}
 		}

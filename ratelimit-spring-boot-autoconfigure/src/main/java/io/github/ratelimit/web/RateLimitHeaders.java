@@ -194,13 +194,13 @@ public final class RateLimitHeaders {
 				if (window != null) {
 					quotas.append(";w=").append(window.longValue());
 				}
-				else {
+				else if (decision.isConcurrency()) {
 					quotas.append(CONCURRENT_REQUESTS);
 				}
 			}
 			appendSfString(separate(states), policy.name()).append(";r=").append(decision.remaining());
 			// A count of calls in flight has no window within which it holds.
-			if (policy.windowSeconds() != null) {
+			if (!decision.isConcurrency()) {
 				states.append(";t=").append(policy.resetSeconds());
 			}
 		}

@@ -52,7 +52,7 @@ public record RateLimitProblem(int status, @Nullable String retryAfter, String b
 		String retryAfter = null;
 		String detail;
 		long seconds = RateLimitHeaders.retryAfterSeconds(decision);
-		if (seconds > 0 && ResponseLimits.inFlight(decision)) {
+		if (seconds > 0 && decision.isConcurrency()) {
 			retryAfter = String.valueOf(seconds);
 			detail = "Concurrency limit '" + bucket + "' reached: " + decision.limit()
 					+ " requests in flight; retry after about " + seconds + ((seconds == 1) ? " second." : " seconds.");

@@ -2,10 +2,7 @@ package io.github.ratelimit.web;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -19,6 +16,8 @@ import org.springframework.expression.spel.ast.PropertyOrFieldReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.util.StringUtils;
+
+import io.github.ratelimit.expression.NearestNames;
 
 /**
  * Checks, when a filter rule is built, that what an expression reads of {@code #request}
@@ -70,7 +69,7 @@ final class RequestProperties {
 
 	private static InvalidFilterRuleException unknown(String text, String property, Class<?> requestType, String kind,
 			String name, Set<String> offered, String prefix) {
-		List<String> suggestions = suggestions(name, offered);
+		List<String> suggestions = NearestNames.of(name, offered);
 		String type = requestType.getSimpleName();
 		String message = property + " '" + text + "': " + type + " has no " + kind + " '" + name + "'"
 				+ (suggestions.isEmpty() ? "" : "; did you mean " + String.join(" or ", suggestions.stream()
@@ -155,54 +154,6 @@ final class RequestProperties {
 
 	private static boolean isBoolean(Class<?> type) {
 		return type == boolean.class || type == Boolean.class;
-	}
-
-	/**
-	 * The names closest to a misspelt one: those at the smallest edit distance (at most
-	 * three), if within a third of its length (at least 2), or else those that contain
-	 * it.
-	 */
-	private static List<String> suggestions(String name, Set<String> offered) {
-		int bound = Math.max(2, name.length() / 3);
-		List<String> close = new ArrayList<>();
-		for (String candidate : offered) {
-			if (distance(name.toLowerCase(Locale.ROOT), candidate.toLowerCase(Locale.ROOT)) <= bound) {
-				close.add(candidate);
-			}
-		}
-		if (close.isEmpty()) {
-			for (String candidate : offered) {
-				if (candidate.toLowerCase(Locale.ROOT).contains(name.toLowerCase(Locale.ROOT))) {
-					close.add(candidate);
-				}
-			}
-		}
-		close.sort(Comparator.comparingInt((String candidate) -> distance(name, candidate))
-			.thenComparing(Comparator.naturalOrder()));
-		// The nearest only: remoteAddr for remoteAdr, not also remotePort.
-		List<String> nearest = close.stream()
-			.filter((candidate) -> distance(name, candidate) == distance(name, close.get(0)))
-			.toList();
-		return nearest.subList(0, Math.min(3, nearest.size()));
-	}
-
-	private static int distance(String a, String b) {
-		int[] previous = new int[b.length() + 1];
-		int[] current = new int[b.length() + 1];
-		for (int j = 0; j <= b.length(); j++) {
-			previous[j] = j;
-		}
-		for (int i = 1; i <= a.length(); i++) {
-			current[0] = i;
-			for (int j = 1; j <= b.length(); j++) {
-				int substitution = previous[j - 1] + ((a.charAt(i - 1) == b.charAt(j - 1)) ? 0 : 1);
-				current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
-			}
-			int[] swap = previous;
-			previous = current;
-			current = swap;
-		}
-		return previous[b.length()];
 	}
 
 }

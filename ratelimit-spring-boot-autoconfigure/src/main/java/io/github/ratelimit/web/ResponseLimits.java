@@ -35,7 +35,7 @@ public final class ResponseLimits {
 			if (existing.decision() == decision) {
 				return null;
 			}
-			if (!existing.bucket().equals(bucket) || inFlight(existing.decision()) != inFlight(decision)) {
+			if (!existing.bucket().equals(bucket) || existing.decision().isConcurrency() != decision.isConcurrency()) {
 				// A bucket's concurrency limit is a counter apart from its rate limits.
 				continue;
 			}
@@ -54,14 +54,6 @@ public final class ResponseLimits {
 		}
 		this.entries.add(entry);
 		return List.copyOf(this.entries);
-	}
-
-	/**
-	 * Returns whether a decision is a concurrency limit's: the only kind without a
-	 * window.
-	 */
-	static boolean inFlight(Decision decision) {
-		return decision.spec() == null && decision.limits().size() == 1;
 	}
 
 	/**

@@ -64,15 +64,15 @@ class FilterRuleConcurrencyConfigurationTests {
 		this.runner.withPropertyValues("ratelimit.filter.rules[0].concurrency=0").run((context) -> {
 			FailureAnalysis analysis = analyzed(context.getStartupFailure());
 			assertThat(analysis.getDescription())
-				.startsWith("ratelimit.filter.rules[0].concurrency: permits must be between 1 and 100000");
-			assertThat(analysis.getAction()).isEqualTo("Set ratelimit.filter.rules[0].concurrency within range, e.g. "
-					+ "ratelimit.filter.rules[0].concurrency=10.");
+				.isEqualTo("ratelimit.filter.rules[0].concurrency: must be between 1 and 100000 but was 0");
+			assertThat(analysis.getAction())
+				.isEqualTo("Set ratelimit.filter.rules[0].concurrency within range, e.g. 10.");
 		});
 		this.runner
 			.withPropertyValues("ratelimit.filter.rules[0].concurrency=2",
 					"ratelimit.filter.rules[0].concurrency-lease=0s")
 			.run((context) -> assertThat(analyzed(context.getStartupFailure()).getDescription())
-				.startsWith("ratelimit.filter.rules[0].concurrency-lease: lease must be"));
+				.startsWith("ratelimit.filter.rules[0].concurrency-lease: must be between 1s and 1d"));
 	}
 
 	@Test
@@ -104,17 +104,21 @@ class FilterRuleConcurrencyConfigurationTests {
 			.withPropertyValues("ratelimit.filter.rules[0].concurrency=2",
 					"ratelimit.filter.rules[0].concurrency-lease=10ms")
 			.run((context) -> assertThat(analyzed(context.getStartupFailure()).getDescription())
-				.isEqualTo("ratelimit.filter.rules[0].concurrency-lease: lease must be between 1s and 1d but was 10ms"
+				.isEqualTo("ratelimit.filter.rules[0].concurrency-lease: must be between 1s and 1d but was 10ms"
 						+ " (it is renewed every third of it through the store)"));
 	}
 
 	@Test
-	void configurationOutOfRangeNamesTheRulesPropertyAsTheOtherPlaceToSetIt() {
+	void aValueOutOfRangeIsNamedWhereItWasSetInConfigurationOverTheRule() {
 		this.runner
 			.withPropertyValues("ratelimit.filter.rules[0].concurrency=2", "ratelimit.concurrency.exports.permits=0")
-			.run((context) -> assertThat(analyzed(context.getStartupFailure()).getAction())
-				.isEqualTo("Set ratelimit.concurrency.exports.permits (or ratelimit.filter.rules[0].concurrency) within"
-						+ " range, e.g. ratelimit.concurrency.exports.permits=10."));
+			.run((context) -> {
+				FailureAnalysis analysis = analyzed(context.getStartupFailure());
+				assertThat(analysis.getDescription())
+					.isEqualTo("ratelimit.concurrency.exports.permits: must be between 1 and 100000 but was 0");
+				assertThat(analysis.getAction())
+					.isEqualTo("Set ratelimit.concurrency.exports.permits within range, e.g. 10.");
+			});
 	}
 
 	private static FilterRule rule(FilterRegistrationBean<?> registration) {

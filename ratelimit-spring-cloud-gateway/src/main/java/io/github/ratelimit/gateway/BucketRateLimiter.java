@@ -33,7 +33,6 @@ import io.github.ratelimit.acquire.RateLimitResult;
 import io.github.ratelimit.bucket.BucketDefinition;
 import io.github.ratelimit.bucket.BucketRegistry;
 import io.github.ratelimit.bucket.ConcurrencyLimiters;
-import io.github.ratelimit.concurrency.ConcurrencyLimit;
 import io.github.ratelimit.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.concurrency.ConcurrencyPermit;
 import io.github.ratelimit.expression.RateLimitExpressions;
@@ -350,19 +349,10 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 					"Create the BucketRateLimiter with the application's ConcurrencyLimiters, or remove " + argument
 							+ ".");
 		}
-		Duration lease = config.getConcurrencyLease();
-		try {
-			new ConcurrencyLimit(permits, (lease != null) ? lease : ConcurrencyLimit.DEFAULT_LEASE);
-		}
-		catch (IllegalArgumentException ex) {
-			String at = String.valueOf(ex.getMessage()).startsWith("lease") ? argument + "-lease" : argument;
-			throw new InvalidRouteException(routeId,
-					"Route '" + routeId + "': RequestRateLimiter argument " + at + ": " + ex.getMessage() + ".",
-					"Set " + at + " within range, e.g. " + at + ": " + (at.equals(argument) ? "10" : "30s") + ".");
-		}
 		try {
 			String route = "route '" + routeId + "' (RequestRateLimiter)";
-			return this.concurrencyLimiters.get(bucket, new ConcurrencyLimiters.Settings(permits, lease),
+			return this.concurrencyLimiters.get(bucket,
+					new ConcurrencyLimiters.Settings(permits, config.getConcurrencyLease()),
 					new ConcurrencyLimiters.Origin(route, "the argument " + argument + " of " + route,
 							"the argument " + argument + "-lease of " + route));
 		}
