@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -231,6 +233,47 @@ public abstract class ConcurrencyStoreContractTests {
 		assertThat(most.get()).isBetween(1, 4);
 		assertThat(acquired.get()).isGreaterThan(4);
 		assertThat(this.store.holders(this.bucket, "hot")).isEqualTo(Holders.NONE);
+	}
+
+	@Test
+	void callsOnManyKeysFromManyThreadsAtOnceNeverHoldMoreThanEachKeysLimit() throws Exception {
+		ConcurrencyLimit limit = new ConcurrencyLimit(2, Duration.ofSeconds(30));
+		int keys = 24;
+		AtomicIntegerArray inFlight = new AtomicIntegerArray(keys);
+		AtomicIntegerArray most = new AtomicIntegerArray(keys);
+		AtomicInteger acquired = new AtomicInteger();
+		ExecutorService threads = Executors.newFixedThreadPool(16);
+		try {
+			List<Future<?>> done = new ArrayList<>();
+			for (int t = 0; t < 16; t++) {
+				int thread = t;
+				done.add(threads.submit(() -> {
+					for (int i = 0; i < 150; i++) {
+						int key = ThreadLocalRandom.current().nextInt(keys);
+						String holder = thread + ":" + i;
+						if (this.store.acquire(this.bucket, "user-" + key, limit, holder).acquired()) {
+							acquired.incrementAndGet();
+							int now = inFlight.incrementAndGet(key);
+							most.accumulateAndGet(key, now, Math::max);
+							Thread.yield();
+							inFlight.decrementAndGet(key);
+							assertThat(this.store.release(this.bucket, "user-" + key, holder)).isTrue();
+						}
+					}
+				}));
+			}
+			for (Future<?> future : done) {
+				future.get(2, TimeUnit.MINUTES);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+		for (int key = 0; key < keys; key++) {
+			assertThat(most.get(key)).as("the most in flight on user-" + key).isLessThanOrEqualTo(2);
+			assertThat(this.store.holders(this.bucket, "user-" + key)).isEqualTo(Holders.NONE);
+		}
+		assertThat(acquired.get()).isGreaterThan(keys);
 	}
 
 	private ConcurrencyDecision acquire(String key, String holder) {

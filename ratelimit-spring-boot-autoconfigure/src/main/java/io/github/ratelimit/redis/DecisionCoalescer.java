@@ -1,10 +1,7 @@
 package io.github.ratelimit.redis;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
@@ -32,12 +29,12 @@ import io.github.ratelimit.store.StoreReconnectedException;
  * out) before the reply came has its permits given back if it was allowed, as a late
  * single call's are.
  */
-final class DecisionCoalescer {
+final class DecisionCoalescer implements CallLanes.Batches<DecisionCoalescer.LaneKey, DecisionCoalescer.Request> {
 
 	/** The most decisions one script call carries. */
 	static final int MAX_BATCH = 128;
 
-	private final ConcurrentMap<LaneKey, Lane> lanes = new ConcurrentHashMap<>();
+	private final CallLanes<LaneKey, Request> lanes = new CallLanes<>(MAX_BATCH, this);
 
 	private final Script script;
 
@@ -85,81 +82,36 @@ final class DecisionCoalescer {
 	CompletableFuture<Decision> decide(String bucket, String key, List<LimitSpec> limits, long cost,
 			long maxDelayMicros, boolean async) {
 		Request request = new Request(cost, maxDelayMicros, this.script.reconnects());
-		LaneKey laneKey = new LaneKey(bucket, key, limits);
-		while (true) {
-			Lane lane = this.lanes.get(laneKey);
-			if (lane == null) {
-				Lane idle = new Lane(laneKey);
-				if (this.lanes.putIfAbsent(laneKey, idle) == null) {
-					send(idle, List.of(request), async);
-					return request;
-				}
-				continue;
-			}
-			List<Request> full = lane.enqueue(request);
-			if (full == Lane.RETIRED) {
-				// Its last call is returning: do not wait for that thread to remove it.
-				this.lanes.remove(laneKey, lane);
-				continue;
-			}
-			if (full != null) {
-				send(lane, full, true);
-			}
-			return request;
-		}
+		this.lanes.add(new LaneKey(bucket, key, limits), request, async);
+		return request;
 	}
 
 	/**
-	 * Sends a batch: each lane's requests go in order, one call at a time (a full batch
-	 * aside).
+	 * Sends a lane's batch: a batch of one as a single decision.
 	 */
-	private void send(Lane lane, List<Request> batch, boolean async) {
+	@Override
+	public CompletableFuture<List<Object>> send(LaneKey lane, List<Request> batch, boolean async) {
 		this.calls.increment();
 		if (batch.size() > 1) {
 			this.coalesced.add(batch.size());
 		}
-		CompletableFuture<List<Object>> call;
-		try {
-			call = madeAnewSince(batch)
-					? CompletableFuture.failedFuture(new StoreReconnectedException(
-							"The Redis connection was made anew while the rate limit calls waited for the one before; "
-									+ "not sent",
-							null))
-					: this.script.send(lane.key, batch, async, (late) -> deliver(lane.key, batch, late));
+		if (madeAnewSince(batch)) {
+			return CompletableFuture.failedFuture(new StoreReconnectedException(
+					"The Redis connection was made anew while the rate limit calls waited for the one before; "
+							+ "not sent",
+					null));
 		}
-		catch (RuntimeException ex) {
-			call = CompletableFuture.failedFuture(ex);
-		}
-		call.whenComplete((reply, ex) -> {
-			// The callers of this batch run first, then one call carries every request
-			// waiting: those that waited for this call and those its callers made at once
-			// (a loop, a pipeline). Sending the ones that waited before the callers ran
-			// split a steady load into two groups taking turns, twice the calls.
-			boolean handedOut = false;
-			try {
-				if (ex != null) {
-					fail(batch, this.script.failure(ScriptRunner.unwrap(ex)));
-				}
-				else {
-					deliver(lane.key, batch, reply);
-				}
-				handedOut = true;
-			}
-			finally {
-				// Whatever was thrown above (an Error while reading the reply), no
-				// request of the batch is left waiting, and the lane goes on: a lane
-				// never returned would hold every later decision on its key for good.
-				if (!handedOut) {
-					fail(batch, this.script.failure(new IllegalStateException("The call's reply was not handed out")));
-				}
-				returned(lane);
-			}
-		});
+		return this.script.send(lane, batch, async, (late) -> deliver(lane, batch, late));
 	}
 
 	/**
 	 * Fails the requests of a batch that have no outcome yet.
 	 */
+	@Override
+	public void fail(List<Request> batch, Throwable cause) {
+		fail(batch, this.script.failure(ScriptRunner.unwrap(cause)));
+	}
+
 	private static void fail(List<Request> batch, RuntimeException failure) {
 		for (Request request : batch) {
 			request.completeExceptionally(failure);
@@ -167,23 +119,11 @@ final class DecisionCoalescer {
 	}
 
 	/**
-	 * Sends what arrived meanwhile, or lets the lane go when nothing did.
-	 */
-	private void returned(Lane lane) {
-		List<Request> next = lane.returned();
-		if (next != null) {
-			send(lane, next, true);
-		}
-		else if (lane.isRetired()) {
-			this.lanes.remove(lane.key, lane);
-		}
-	}
-
-	/**
 	 * Hands each request its decision; a request whose caller has moved on gets none, and
 	 * the permits it was given go back.
 	 */
-	private void deliver(LaneKey lane, List<Request> batch, List<Object> reply) {
+	@Override
+	public void deliver(LaneKey lane, List<Request> batch, List<Object> reply) {
 		List<Decision> decisions;
 		try {
 			decisions = this.script.decisions(reply, batch, lane.limits);
@@ -293,73 +233,6 @@ final class DecisionCoalescer {
 			this.cost = cost;
 			this.maxDelayMicros = maxDelayMicros;
 			this.reconnects = reconnects;
-		}
-
-	}
-
-	/**
-	 * The calls of one bucket, key and limits: how many are in flight, and the requests
-	 * waiting for the next one. Removed from the map once idle; a request that finds it
-	 * retired takes a new one.
-	 */
-	private static final class Lane {
-
-		static final List<Request> RETIRED = List.of();
-
-		final LaneKey key;
-
-		private List<Request> waiting = new ArrayList<>();
-
-		private int inFlight = 1;
-
-		private boolean retired;
-
-		Lane(LaneKey key) {
-			this.key = key;
-		}
-
-		/**
-		 * Queues a request for the next call.
-		 * @return {@link #RETIRED} when the lane is no longer in use, a full batch to
-		 * send at once, or {@code null}
-		 */
-		synchronized @Nullable List<Request> enqueue(Request request) {
-			if (this.retired) {
-				return RETIRED;
-			}
-			this.waiting.add(request);
-			if (this.waiting.size() < MAX_BATCH) {
-				return null;
-			}
-			this.inFlight++;
-			return take();
-		}
-
-		/**
-		 * Notes that a call returned.
-		 * @return the requests to send next, or {@code null} (the lane is retired when
-		 * nothing else is in flight)
-		 */
-		synchronized @Nullable List<Request> returned() {
-			if (!this.waiting.isEmpty()) {
-				return take();
-			}
-			this.inFlight--;
-			if (this.inFlight == 0) {
-				this.retired = true;
-			}
-			return null;
-		}
-
-		synchronized boolean isRetired() {
-			return this.retired;
-		}
-
-		private List<Request> take() {
-			List<Request> batch = this.waiting;
-			// Sized for as many as came last: a steady load then never grows the list.
-			this.waiting = new ArrayList<>(batch.size());
-			return batch;
 		}
 
 	}

@@ -116,6 +116,13 @@ final class LettuceScriptRunner implements ScriptRunner {
 		return attempt != null && attempt.usable();
 	}
 
+	@Override
+	public boolean oneNode() {
+		Attempt attempt = this.current;
+		Connection connection = (attempt != null) ? attempt.connectionNow() : null;
+		return connection != null && connection.masters == null;
+	}
+
 	/** An attempt to replace {@link #current} after it stayed closed. */
 	private @Nullable Attempt replacement;
 

@@ -2,7 +2,9 @@ package io.github.ratelimit.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -158,11 +160,60 @@ final class RedisDecisionProtocol {
 	 * {@code concurrency.lua}.
 	 */
 	Call concurrency(String cc, String bucket, String key, String holder, int permits, long leaseMicros) {
+		return concurrencyOn(this.keys.concurrencyKey(bucket, key), cc, holder, permits, leaseMicros);
+	}
+
+	private Call concurrencyOn(String redisKey, String cc, String holder, int permits, long leaseMicros) {
 		String now = now();
-		return new Call(new String[] { this.keys.concurrencyKey(bucket, key) },
+		return new Call(new String[] { redisKey },
 				new String[] { "k", cc, holder, Integer.toString(permits), Long.toString(leaseMicros),
 						(now != null) ? now : UNSET,
 						(this.expirySlackMillis != null) ? this.expirySlackMillis : UNSET });
+	}
+
+	/**
+	 * Returns the Redis key of a concurrency limit's permits.
+	 */
+	String concurrencyKey(String bucket, String key) {
+		return this.keys.concurrencyKey(bucket, key);
+	}
+
+	/**
+	 * What the coalescer sends for its batch: a batch of one is a plain operation, larger
+	 * ones are batch {@code b} of operation {@code k}, each operation naming its key by
+	 * its index among the call's keys (each key once); see {@code concurrency.lua}. Its
+	 * reply holds each operation's reply, in order.
+	 */
+	Call concurrencyBatch(List<ConcurrencyCoalescer.Operation> batch) {
+		if (batch.size() == 1) {
+			ConcurrencyCoalescer.Operation operation = batch.get(0);
+			return concurrencyOn(operation.redisKey(), operation.cc(), operation.holder(), operation.permits(),
+					operation.leaseMicros());
+		}
+		String now = now();
+		Map<String, Integer> keyIndexes = new LinkedHashMap<>();
+		String[] args = new String[7 + 5 * batch.size()];
+		args[0] = "k";
+		args[1] = "b";
+		args[2] = Integer.toString(batch.size());
+		args[3] = UNSET;
+		args[4] = UNSET;
+		args[5] = (now != null) ? now : UNSET;
+		args[6] = (this.expirySlackMillis != null) ? this.expirySlackMillis : UNSET;
+		int at = 7;
+		for (ConcurrencyCoalescer.Operation operation : batch) {
+			Integer index = keyIndexes.get(operation.redisKey());
+			if (index == null) {
+				index = keyIndexes.size() + 1;
+				keyIndexes.put(operation.redisKey(), index);
+			}
+			args[at++] = operation.cc();
+			args[at++] = index.toString();
+			args[at++] = operation.holder();
+			args[at++] = Integer.toString(operation.permits());
+			args[at++] = Long.toString(operation.leaseMicros());
+		}
+		return new Call(keyIndexes.keySet().toArray(String[]::new), args);
 	}
 
 	/**

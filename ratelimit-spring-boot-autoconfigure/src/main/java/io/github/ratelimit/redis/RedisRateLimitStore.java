@@ -70,6 +70,12 @@ public final class RedisRateLimitStore implements RateLimitStore, ConcurrencySto
 	/** Sends concurrent decisions on one key together; {@code null} when turned off. */
 	private final @Nullable DecisionCoalescer coalescer;
 
+	/**
+	 * Sends concurrent operations on concurrency limits together; {@code null} when
+	 * turned off.
+	 */
+	private final @Nullable ConcurrencyCoalescer concurrencyCoalescer;
+
 	private final RedisStoreLifecycle lifecycle;
 
 	RedisRateLimitStore(RedisStoreBuilder.Settings settings) {
@@ -82,6 +88,8 @@ public final class RedisRateLimitStore implements RateLimitStore, ConcurrencySto
 		this.batches = new RedisCoalescerScript(this.calls, this.protocol,
 				(lane, cost) -> this.late.giveBack(lane.bucket(), lane.key(), lane.limits(), cost));
 		this.coalescer = settings.coalescing() ? new DecisionCoalescer(this.batches) : null;
+		this.concurrencyCoalescer = settings.coalescing()
+				? new ConcurrencyCoalescer(this.calls, this.protocol, this.runner::oneNode) : null;
 		this.lifecycle = new RedisStoreLifecycle(this.runner, this.calls, this.protocol, this, settings);
 	}
 
@@ -290,12 +298,44 @@ public final class RedisRateLimitStore implements RateLimitStore, ConcurrencySto
 		return ((Long) concurrency("x", bucket, key, "", null).get(0)).intValue();
 	}
 
-	/** One call of {@code concurrency.lua}. */
+	/**
+	 * Returns how many operations on concurrency limits went to Redis in one script call
+	 * with others.
+	 * @return the count since the store was created; 0 when coalescing is off
+	 */
+	public long coalescedConcurrencyOperations() {
+		return (this.concurrencyCoalescer != null) ? this.concurrencyCoalescer.coalesced() : 0;
+	}
+
+	/**
+	 * Returns how many script calls carried operations on concurrency limits through the
+	 * coalescer: with {@link #coalescedConcurrencyOperations()}, how well they are
+	 * batched.
+	 * @return the count since the store was created; 0 when coalescing is off
+	 */
+	public long concurrencyCalls() {
+		return (this.concurrencyCoalescer != null) ? this.concurrencyCoalescer.calls() : 0;
+	}
+
+	/**
+	 * Runs operations of {@code concurrency.lua} in one batch call, in order, as the
+	 * coalescer does.
+	 */
+	List<Object> concurrencyBatch(List<ConcurrencyCoalescer.Operation> operations) {
+		return this.calls.call(this.protocol.concurrencyBatch(operations));
+	}
+
+	/** One operation of {@code concurrency.lua}: a call of its own, or in a batch. */
 	private List<Object> concurrency(String op, String bucket, String key, String holder,
 			@Nullable ConcurrencyLimit limit) {
 		StoreArguments.check(bucket, key);
-		return this.calls.call(this.protocol.concurrency(op, bucket, key, Objects.requireNonNull(holder),
-				(limit != null) ? limit.permits() : 0, (limit != null) ? limit.leaseMicros() : 0));
+		Objects.requireNonNull(holder);
+		int permits = (limit != null) ? limit.permits() : 0;
+		long leaseMicros = (limit != null) ? limit.leaseMicros() : 0;
+		if (this.concurrencyCoalescer != null) {
+			return this.concurrencyCoalescer.run(op, bucket, key, holder, permits, leaseMicros);
+		}
+		return this.calls.call(this.protocol.concurrency(op, bucket, key, holder, permits, leaseMicros));
 	}
 
 	@Override

@@ -57,6 +57,16 @@ interface ScriptRunner extends AutoCloseable {
 	}
 
 	/**
+	 * Returns whether one call may touch keys of any hash tag: every key lives on one
+	 * Redis (standalone, Sentinel, master/replica), not spread over a Cluster's slots. A
+	 * runner that cannot tell says {@code false}.
+	 * @return {@code true} when the runner's connection is known to reach one Redis
+	 */
+	default boolean oneNode() {
+		return false;
+	}
+
+	/**
 	 * Runs the script with {@code EVALSHA}, loading it again after {@code NOSCRIPT}, for
 	 * a caller that waits for the reply: a blocking client runs it on the caller's
 	 * thread.

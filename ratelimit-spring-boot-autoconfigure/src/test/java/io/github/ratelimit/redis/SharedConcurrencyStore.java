@@ -43,6 +43,11 @@ final class SharedConcurrencyStore implements ConcurrencyStore {
 		return this;
 	}
 
+	/** The store under test, once a test made it. */
+	RedisRateLimitStore store() {
+		return this.store;
+	}
+
 	void close() {
 		if (this.store != null) {
 			this.store.close();

@@ -1,0 +1,192 @@
+package io.github.ratelimit.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Sends concurrent operations on concurrency limits (acquire, renew, release, read,
+ * release all) as one script call, each run in order as if it had been sent alone: the
+ * batch changes how many calls carry the operations, never an outcome.
+ * <p>
+ * Lanes as for rate limit decisions ({@link CallLanes}): an operation that finds its lane
+ * idle goes at once, alone; those that arrive while the lane's call is in flight go
+ * together in its next one. On one Redis (standalone, Sentinel, master/replica) every key
+ * shares one lane, since a call may touch any key: a hundred users' permits taken and
+ * given back at once go in a few calls, not two hundred. On a Cluster each key has its
+ * own lane, since a call's keys must share a slot.
+ * <p>
+ * An operation whose caller gave up (its wait timed out) before its batch was sent is
+ * left out of the call: an acquire nobody waits for would hold a permit until its lease
+ * ends.
+ */
+final class ConcurrencyCoalescer implements CallLanes.Batches<String, ConcurrencyCoalescer.Operation> {
+
+	/** The most operations one script call carries. */
+	static final int MAX_BATCH = 128;
+
+	/** The lane of every key on one Redis (no Redis key is empty). */
+	private static final String ONE_NODE = "";
+
+	private final CallLanes<String, Operation> lanes = new CallLanes<>(MAX_BATCH, this);
+
+	private final RedisScriptCalls calls;
+
+	private final RedisDecisionProtocol protocol;
+
+	private final BooleanSupplier oneNode;
+
+	private final LongAdder coalesced = new LongAdder();
+
+	private final LongAdder sent = new LongAdder();
+
+	/**
+	 * Creates a coalescer.
+	 * @param calls sends the calls and waits for their replies
+	 * @param protocol what a call says
+	 * @param oneNode whether a call may touch any key now
+	 */
+	ConcurrencyCoalescer(RedisScriptCalls calls, RedisDecisionProtocol protocol, BooleanSupplier oneNode) {
+		this.calls = calls;
+		this.protocol = protocol;
+		this.oneNode = oneNode;
+	}
+
+	/**
+	 * Runs one operation of {@code concurrency.lua}, alone or with its lane's next batch,
+	 * and waits for its reply.
+	 * @param cc the operation
+	 * @param bucket the bucket
+	 * @param key the key
+	 * @param holder the holder, or {@code ""}
+	 * @param permits the limit's permits, or 0
+	 * @param leaseMicros the limit's lease, or 0
+	 * @return the operation's reply
+	 * @throws io.github.ratelimit.store.RateLimitStoreException when the call failed or
+	 * its reply did not come in time
+	 */
+	List<Object> run(String cc, String bucket, String key, String holder, int permits, long leaseMicros) {
+		return this.calls.await(submit(cc, bucket, key, holder, permits, leaseMicros, false));
+	}
+
+	/**
+	 * Sends one operation, alone or with its lane's next batch.
+	 * @param async whether the calling thread must not block
+	 * @return its reply; completing it early (the caller gives up) leaves it out of a
+	 * batch not sent yet
+	 */
+	Operation submit(String cc, String bucket, String key, String holder, int permits, long leaseMicros,
+			boolean async) {
+		Operation operation = new Operation(cc, this.protocol.concurrencyKey(bucket, key), holder, permits,
+				leaseMicros);
+		this.lanes.add(this.oneNode.getAsBoolean() ? ONE_NODE : operation.redisKey, operation, async);
+		return operation;
+	}
+
+	/**
+	 * Returns how many operations went to Redis in a call with others.
+	 * @return the count since the coalescer was created
+	 */
+	long coalesced() {
+		return this.coalesced.sum();
+	}
+
+	/**
+	 * Returns how many calls carried operations to Redis.
+	 * @return the count since the coalescer was created
+	 */
+	long calls() {
+		return this.sent.sum();
+	}
+
+	@Override
+	public CompletableFuture<List<Object>> send(String lane, List<Operation> batch, boolean async) {
+		List<Operation> waited = new ArrayList<>(batch.size());
+		for (Operation operation : batch) {
+			if (!operation.isDone()) {
+				operation.sent = true;
+				waited.add(operation);
+			}
+		}
+		if (waited.isEmpty()) {
+			return CompletableFuture.completedFuture(List.of());
+		}
+		this.sent.increment();
+		if (waited.size() > 1) {
+			this.coalesced.add(waited.size());
+		}
+		return this.calls.send(this.protocol.concurrencyBatch(waited), async, null);
+	}
+
+	@Override
+	@SuppressWarnings("unchecked")
+	public void deliver(String lane, List<Operation> batch, List<Object> reply) {
+		List<Operation> sentOnes = batch.stream().filter((operation) -> operation.sent).toList();
+		if (sentOnes.size() == 1) {
+			sentOnes.get(0).complete(reply);
+			return;
+		}
+		for (int i = 0; i < sentOnes.size(); i++) {
+			sentOnes.get(i).complete((List<Object>) reply.get(i));
+		}
+	}
+
+	@Override
+	public void fail(List<Operation> batch, Throwable cause) {
+		RuntimeException failure = this.calls.failure(ScriptRunner.unwrap(cause));
+		for (Operation operation : batch) {
+			operation.completeExceptionally(failure);
+		}
+	}
+
+	/**
+	 * One operation waiting for its reply.
+	 */
+	static final class Operation extends CompletableFuture<List<Object>> {
+
+		private final String cc;
+
+		private final String redisKey;
+
+		private final String holder;
+
+		private final int permits;
+
+		private final long leaseMicros;
+
+		/** Whether it went in its batch's call (its caller still waited then). */
+		private volatile boolean sent;
+
+		Operation(String cc, String redisKey, String holder, int permits, long leaseMicros) {
+			this.cc = cc;
+			this.redisKey = redisKey;
+			this.holder = holder;
+			this.permits = permits;
+			this.leaseMicros = leaseMicros;
+		}
+
+		String cc() {
+			return this.cc;
+		}
+
+		String redisKey() {
+			return this.redisKey;
+		}
+
+		String holder() {
+			return this.holder;
+		}
+
+		int permits() {
+			return this.permits;
+		}
+
+		long leaseMicros() {
+			return this.leaseMicros;
+		}
+
+	}
+
+}
