@@ -46,15 +46,16 @@ import io.github.ratelimit.redis.RedisRateLimitStore;
  * asynchronous acquire, and a servlet application's callers block in the same way. Both
  * sides block on a future their client's event loop completes. Each side runs on a client
  * of its own with its defaults as an application would get them: ours one Lettuce
- * connection ({@code EVALSHA} of {@code concurrency.lua}, one call to acquire and one to
- * release), Redisson its connection pool (64 connections) and script cache
- * ({@code EVALSHA}; its release also publishes to the semaphore's channel, as Redisson
- * always does). Holders are unique per acquire (the thread's id and a counter); Redisson
- * makes its own permit ids. Both lease 30s and have 100,000 permits per key (Redisson:
- * {@code trySetPermits} on every key before a variant), so that none is refused with 64
- * in flight; refusals are counted all the same (metric {@code rejections}) and a release
- * that finds no permit fails the run. After the trials each side runs once more alone for
- * the commands and Redis CPU per operation ({@code INFO commandstats}, {@code INFO cpu}).
+ * connection ({@code EVALSHA} of {@code concurrency.lua}; the acquires and releases that
+ * arrive while a call is in flight go together in the next one, as an application's do),
+ * Redisson its connection pool (64 connections) and script cache ({@code EVALSHA}; its
+ * release also publishes to the semaphore's channel, as Redisson always does). Holders
+ * are unique per acquire (the thread's id and a counter); Redisson makes its own permit
+ * ids. Both lease 30s and have 100,000 permits per key (Redisson: {@code trySetPermits}
+ * on every key before a variant), so that none is refused with 64 in flight; refusals are
+ * counted all the same (metric {@code rejections}) and a release that finds no permit
+ * fails the run. After the trials each side runs once more alone for the commands and
+ * Redis CPU per operation ({@code INFO commandstats}, {@code INFO cpu}).
  * <p>
  * One command, from the repository's root, after
  * {@code (cd benchmarks && mvn -q -DskipTests package)}: <pre>

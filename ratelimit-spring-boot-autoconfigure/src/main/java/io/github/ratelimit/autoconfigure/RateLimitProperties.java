@@ -944,9 +944,10 @@ public class RateLimitProperties implements Validator {
 	public static class Coalescing {
 
 		/**
-		 * Whether to send concurrent decisions on one key as one Redis call. Saves Redis
-		 * calls, and time, on keys many requests share (a global limit, a busy tenant);
-		 * never changes a decision.
+		 * Whether to send concurrent decisions on one key as one Redis call, and
+		 * concurrent acquires and releases of concurrency limits as one call (on any keys
+		 * on one Redis, per key on a Cluster). Saves Redis calls, and time, on keys many
+		 * requests share (a global limit, a busy tenant); never changes a decision.
 		 */
 		private boolean enabled = true;
 
