@@ -42,7 +42,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * renders at once. Then:
  * <ul>
  * <li>two bursts of 100 concurrent exports spread over the three instances: every one
- * answered, never more than 5 rendering at once;</li>
+ * answered, never more than 5 rendering at once; then 120 of four tenants at once, never
+ * more than 5 of a tenant;</li>
  * <li>{@code kill -9} of an instance whose 5 exports hang in the renderer: the other
  * instances see its permits come back within the lease and a second;</li>
  * <li>an operator's release of a key on one instance ({@code DELETE
@@ -115,6 +116,27 @@ class ConcurrencyAcrossInstancesIT {
 			}
 			assertThat(statuses).as("every export answered, within its 30 s wait").containsOnly(200);
 			assertThat(this.renderer.most(tenant)).as("exports in flight, counted by the renderer").isEqualTo(5);
+		}
+
+		// Four tenants at once: on one Redis, each instance sends the permits of every
+		// tenant taken and given back at once in one script call; each tenant keeps its
+		// own 5.
+		List<String> tenants = List.of("mixed-1", "mixed-2", "mixed-3", "mixed-4");
+		long mixedStarted = System.nanoTime();
+		List<CompletableFuture<Integer>> mixed = new ArrayList<>();
+		for (int i = 0; i < 120; i++) {
+			mixed.add(export(this.instances.get(i % 3), tenants.get(i % 4)));
+		}
+		List<Integer> mixedStatuses = mixed.stream().map(CompletableFuture::join).toList();
+		System.out.printf(
+				"[ops] 120 concurrent exports of 4 tenants over 3 instances in %.1f s: %d answered 200; the renderer"
+						+ " had at most %s in flight per tenant%n",
+				(System.nanoTime() - mixedStarted) / 1e9, count(mixedStatuses, 200),
+				tenants.stream().map(this.renderer::most).toList());
+		assertThat(mixedStatuses).as("every export answered, within its 30 s wait").containsOnly(200);
+		for (String tenant : tenants) {
+			assertThat(this.renderer.most(tenant)).as("exports of " + tenant + " in flight, counted by the renderer")
+				.isEqualTo(5);
 		}
 
 		// Five exports hang in the renderer; their instance dies.
