@@ -281,20 +281,13 @@ public final class ConcurrencyLimiter {
 		ConcurrencyPermit permit = new ConcurrencyPermit(this.bucket, key, holder, decision,
 				this.limit.lease().toNanos(), asked);
 		if (decision.acquired()) {
-			ConcurrencyStore holding = store;
-			boolean shared = holding == this.store;
-			if (shared) {
-				this.heldInStore.merge(key, 1, Integer::sum);
-			}
-			Runnable stop = this.renewer.renew(holding, this.limit, permit, this.observer);
+			Holding holding = (store == this.store) ? new HeldInStore(key, holder) : new HeldLocally(key, holder);
+			Runnable stop = this.renewer.renew(holding::renew, this.limit, permit, this.observer);
 			permit.onRelease(() -> {
 				recordHold(System.nanoTime() - asked);
-				if (shared) {
-					this.heldInStore.computeIfPresent(key, (k, count) -> (count > 1) ? count - 1 : null);
-				}
 				boolean held;
 				try {
-					held = holding.release(this.bucket, key, holder);
+					held = holding.release();
 				}
 				catch (RateLimitStoreException ex) {
 					logger.log(Level.WARNING, "Could not release " + permit + ": it comes back when its lease ends",
@@ -373,8 +366,120 @@ public final class ConcurrencyLimiter {
 		return this.local.acquire(this.bucket, key, new ConcurrencyLimit(free, this.limit.lease()), holder);
 	}
 
+	private void countHeldInStore(String key, int change) {
+		this.heldInStore.compute(key, (k, count) -> {
+			int held = ((count != null) ? count : 0) + change;
+			return (held > 0) ? held : null;
+		});
+	}
+
 	private static String nextHolder() {
 		return INSTANCE + ":" + sequence.incrementAndGet();
+	}
+
+	/**
+	 * Where an acquired permit is kept: renewed and released there.
+	 */
+	private interface Holding {
+
+		boolean renew();
+
+		boolean release();
+
+	}
+
+	/** A permit in the shared store, counted against this instance's share. */
+	private final class HeldInStore implements Holding {
+
+		private final String key;
+
+		private final String holder;
+
+		HeldInStore(String key, String holder) {
+			this.key = key;
+			this.holder = holder;
+			countHeldInStore(key, 1);
+		}
+
+		@Override
+		public boolean renew() {
+			return ConcurrencyLimiter.this.store.renew(ConcurrencyLimiter.this.bucket, this.key,
+					ConcurrencyLimiter.this.limit, this.holder);
+		}
+
+		@Override
+		public boolean release() {
+			countHeldInStore(this.key, -1);
+			return ConcurrencyLimiter.this.store.release(ConcurrencyLimiter.this.bucket, this.key, this.holder);
+		}
+
+	}
+
+	/**
+	 * A permit taken in this JVM while the shared store failed. Its first renewal that
+	 * reaches the store again moves it there, whatever the key's count (its call runs
+	 * already): the other instances then count it, so the fleet is back to the limit
+	 * within a third of a lease of the store's recovery, not only once the calls that
+	 * began during the outage end.
+	 */
+	private final class HeldLocally implements Holding {
+
+		private final String key;
+
+		private final String holder;
+
+		private boolean moved;
+
+		private boolean released;
+
+		HeldLocally(String key, String holder) {
+			this.key = key;
+			this.holder = holder;
+		}
+
+		/**
+		 * Synchronized with {@link #release}: a renewal that moved the permit after its
+		 * release would leave it held in the store until its lease ends.
+		 */
+		@Override
+		public synchronized boolean renew() {
+			ConcurrencyLimiter limiter = ConcurrencyLimiter.this;
+			if (this.released) {
+				// Released while this renewal waited: nothing to keep, and nothing lost.
+				return true;
+			}
+			if (this.moved) {
+				return limiter.store.renew(limiter.bucket, this.key, limiter.limit, this.holder);
+			}
+			try {
+				ConcurrencyLimit whateverTheCount = new ConcurrencyLimit(ConcurrencyLimit.MAX_PERMITS,
+						limiter.limit.lease());
+				if (limiter.store.acquire(limiter.bucket, this.key, whateverTheCount, this.holder).acquired()) {
+					countHeldInStore(this.key, 1);
+					this.moved = true;
+					limiter.local.release(limiter.bucket, this.key, this.holder);
+					logger.log(Level.FINE, "Concurrency limit '" + limiter.bucket + "': " + this.holder
+							+ ", taken in this JVM during an outage, is now held in the store");
+					return true;
+				}
+			}
+			catch (RateLimitStoreException ex) {
+				logger.log(Level.FINE, "Concurrency limit '" + limiter.bucket + "': the store still fails", ex);
+			}
+			return limiter.local.renew(limiter.bucket, this.key, limiter.limit, this.holder);
+		}
+
+		@Override
+		public synchronized boolean release() {
+			ConcurrencyLimiter limiter = ConcurrencyLimiter.this;
+			this.released = true;
+			if (this.moved) {
+				countHeldInStore(this.key, -1);
+				return limiter.store.release(limiter.bucket, this.key, this.holder);
+			}
+			return limiter.local.release(limiter.bucket, this.key, this.holder);
+		}
+
 	}
 
 	/** Tells every observer; one that throws is logged. */

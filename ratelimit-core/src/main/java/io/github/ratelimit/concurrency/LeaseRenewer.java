@@ -36,14 +36,13 @@ public final class LeaseRenewer implements AutoCloseable {
 
 	/**
 	 * Renews a permit until it is released.
-	 * @param store the store that holds it
+	 * @param lease renews the permit's lease once, in the store that holds it
 	 * @param limit its limit
 	 * @param permit the permit, acquired
 	 * @param observer told when the lease is found lost
 	 * @return what stops the renewals
 	 */
-	Runnable renew(ConcurrencyStore store, ConcurrencyLimit limit, ConcurrencyPermit permit,
-			ConcurrencyObserver observer) {
+	Runnable renew(Renewal lease, ConcurrencyLimit limit, ConcurrencyPermit permit, ConcurrencyObserver observer) {
 		long every = Math.max(1, limit.leaseMicros() / 3);
 		ScheduledFuture<?>[] task = new ScheduledFuture<?>[1];
 		Runnable renewal = () -> {
@@ -52,7 +51,7 @@ public final class LeaseRenewer implements AutoCloseable {
 			}
 			long asked = System.nanoTime();
 			try {
-				if (store.renew(permit.bucket(), permit.key(), limit, permit.holder())) {
+				if (lease.renew()) {
 					permit.renewed(asked);
 					return;
 				}
@@ -72,6 +71,22 @@ public final class LeaseRenewer implements AutoCloseable {
 			task[0] = this.scheduler.scheduleWithFixedDelay(renewal, every, every, TimeUnit.MICROSECONDS);
 		}
 		return () -> task[0].cancel(false);
+	}
+
+	/**
+	 * Renews one permit's lease.
+	 */
+	@FunctionalInterface
+	interface Renewal {
+
+		/**
+		 * Renews the lease once.
+		 * @return {@code false} when the holder no longer holds the permit
+		 * @throws io.github.ratelimit.store.RateLimitStoreException when the store cannot
+		 * answer
+		 */
+		boolean renew();
+
 	}
 
 	/**

@@ -2,7 +2,9 @@ package io.github.ratelimit.concurrency;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -136,6 +138,34 @@ class ConcurrencyLimiterTests {
 	}
 
 	@Test
+	void aPermitTakenInThisJvmDuringAnOutageMovesToTheStoreAtItsFirstRenewalThatReachesIt() {
+		FailingStore store = new FailingStore(this.shared, 0, false, false);
+		ConcurrencyLimiter limiter = new ConcurrencyLimiter(store, "b", new ConcurrencyLimit(5, Duration.ofSeconds(1)),
+				this.renewer, List.of(), OnStoreFailure.LOCAL, () -> 1);
+		for (int i = 0; i < 5; i++) {
+			this.shared.acquire("b", "k", FIVE, "another-instance-" + i);
+		}
+		store.down = true;
+		ConcurrencyPermit local = limiter.tryAcquire("k");
+		assertThat(local.acquired()).as("counted in this JVM").isTrue();
+		assertThat(this.shared.holders("b", "k").count()).isEqualTo(5);
+		store.down = false;
+		// Renewed every third of its 1 s lease: the store takes it over, over the limit,
+		// so that no other instance takes a sixth permit while it runs.
+		awaitUpTo30Seconds(() -> this.shared.holders("b", "k").count() == 6);
+		assertThat(limiter.tryAcquire("k").acquired()).isFalse();
+		for (int i = 0; i < 5; i++) {
+			this.shared.release("b", "k", "another-instance-" + i);
+		}
+		assertThat(local.release()).isTrue();
+		assertThat(this.shared.holders("b", "k").count()).as("released in the store").isZero();
+		store.down = true;
+		ConcurrencyPermit again = limiter.tryAcquire("k");
+		assertThat(again.acquired()).as("the instance's share is free again in this JVM").isTrue();
+		again.release();
+	}
+
+	@Test
 	void aStoreThatCannotBeReachedIsNotAskedAgain() {
 		FailingStore store = new FailingStore(this.shared, Integer.MAX_VALUE, false, false);
 		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 1);
@@ -152,6 +182,20 @@ class ConcurrencyLimiterTests {
 		}
 		ConcurrencyLimiter closed = limiter(store, OnStoreFailure.REJECT, 1);
 		assertThatExceptionOfType(StoreUnavailableException.class).isThrownBy(() -> closed.tryAcquire("k"));
+	}
+
+	private static void awaitUpTo30Seconds(BooleanSupplier condition) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		while (!condition.getAsBoolean()) {
+			assertThat(System.nanoTime() - deadline).as("waited 30 s").isNegative();
+			try {
+				Thread.sleep(10);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
+		}
 	}
 
 	private ConcurrencyLimiter limiter(ConcurrencyStore store, OnStoreFailure failure, int instances) {
