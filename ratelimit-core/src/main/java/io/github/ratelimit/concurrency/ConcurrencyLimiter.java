@@ -477,7 +477,17 @@ public final class ConcurrencyLimiter {
 				countHeldInStore(this.key, -1);
 				return limiter.store.release(limiter.bucket, this.key, this.holder);
 			}
-			return limiter.local.release(limiter.bucket, this.key, this.holder);
+			boolean held = limiter.local.release(limiter.bucket, this.key, this.holder);
+			try {
+				// An ask that timed out may have run in the store since (a stalled Redis
+				// runs what it was sent once it wakes up): its permit goes back now, not
+				// when its lease ends.
+				limiter.store.release(limiter.bucket, this.key, this.holder);
+			}
+			catch (RateLimitStoreException ex) {
+				logger.log(Level.FINE, "Concurrency limit '" + limiter.bucket + "': the store still fails", ex);
+			}
+			return held;
 		}
 
 	}

@@ -2,7 +2,10 @@ package io.github.ratelimit.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -12,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * Requests that may share a script call, in lanes: per lane at most one call is in
  * flight. A request that finds its lane idle is sent at once, alone, so a lone request
  * never waits; requests that arrive while a call is in flight wait for it to return and
- * then go together, up to a most per call (a full batch goes at once). Used by
+ * then go together, up to a maximum per call (a full batch goes at once). Used by
  * {@link DecisionCoalescer} (a lane per bucket, key and limits) and
  * {@link ConcurrencyCoalescer} (a lane per key, or one for all keys on a single Redis).
  *
@@ -70,54 +73,79 @@ final class CallLanes<K, R> {
 
 	/**
 	 * Sends a batch: each lane's requests go in order, one call at a time (a full batch
-	 * aside).
+	 * aside). A call that has completed when it returns (a connection known closed fails
+	 * at once) is handed out here and the next batch sent in this loop: chaining them
+	 * through nested callbacks grew the stack with every failed call while callers kept
+	 * coming, until a {@link StackOverflowError} left the lane in flight for good.
 	 */
-	private void send(Lane<K, R> lane, List<R> batch, boolean async) {
-		CompletableFuture<List<Object>> call;
-		try {
-			call = this.batches.send(lane.key, batch, async);
-		}
-		catch (RuntimeException ex) {
-			call = CompletableFuture.failedFuture(ex);
-		}
-		call.whenComplete((reply, ex) -> {
-			// The callers of this batch run first, then one call carries every request
-			// waiting: those that waited for this call and those its callers made at once
-			// (a loop, a pipeline). Sending the ones that waited before the callers ran
-			// split a steady load into two groups taking turns, twice the calls.
-			boolean handedOut = false;
+	private void send(Lane<K, R> lane, @Nullable List<R> first, boolean firstAsync) {
+		@Nullable List<R> batch = first;
+		boolean async = firstAsync;
+		while (batch != null) {
+			CompletableFuture<List<Object>> call;
 			try {
-				if (ex != null) {
-					this.batches.fail(batch, ex);
-				}
-				else {
-					this.batches.deliver(lane.key, batch, reply);
-				}
-				handedOut = true;
+				call = this.batches.send(lane.key, batch, async);
 			}
-			finally {
-				// Whatever was thrown above (an Error while reading the reply), no
-				// request of the batch is left waiting, and the lane goes on: a lane
-				// never returned would hold every later request on its key for good.
-				if (!handedOut) {
-					this.batches.fail(batch, new IllegalStateException("The call's reply was not handed out"));
-				}
-				returned(lane);
+			catch (Throwable ex) {
+				// An Error too: the lane must go on, and each request learns why.
+				call = CompletableFuture.failedFuture(ex);
 			}
-		});
+			if (!call.isDone()) {
+				List<R> sent = batch;
+				call.whenComplete((reply, ex) -> send(lane, handOut(lane, sent, reply, ex), true));
+				return;
+			}
+			List<Object> reply = null;
+			Throwable failure = null;
+			try {
+				reply = call.join();
+			}
+			catch (CompletionException | CancellationException ex) {
+				failure = ex;
+			}
+			batch = handOut(lane, batch, reply, failure);
+			async = true;
+		}
 	}
 
 	/**
-	 * Sends what arrived meanwhile, or lets the lane go when nothing did.
+	 * Gives each request of a returned call its outcome, then notes the return.
+	 * @return the next batch to send, or {@code null}
 	 */
-	private void returned(Lane<K, R> lane) {
-		List<R> next = lane.returned();
-		if (next != null) {
-			send(lane, next, true);
+	private @Nullable List<R> handOut(Lane<K, R> lane, List<R> batch, @Nullable List<Object> reply,
+			@Nullable Throwable failure) {
+		// The callers of this batch run first, then one call carries every request
+		// waiting: those that waited for this call and those its callers made at once
+		// (a loop, a pipeline). Sending the ones that waited before the callers ran
+		// split a steady load into two groups taking turns, twice the calls.
+		try {
+			if (failure != null) {
+				this.batches.fail(batch, failure);
+			}
+			else {
+				this.batches.deliver(lane.key, batch, Objects.requireNonNull(reply));
+			}
 		}
-		else if (lane.isRetired()) {
+		catch (Throwable ex) {
+			// Whatever was thrown (an Error while reading the reply), no request of the
+			// batch is left waiting, and the lane goes on: a lane never returned would
+			// hold every later request on its key for good.
+			this.batches.fail(batch, new IllegalStateException("The call's reply was not handed out", ex));
+		}
+		return returned(lane);
+	}
+
+	/**
+	 * Notes that a call returned.
+	 * @return what arrived meanwhile, to send next; {@code null} when nothing did (the
+	 * lane is let go when no other call is in flight)
+	 */
+	private @Nullable List<R> returned(Lane<K, R> lane) {
+		List<R> next = lane.returned();
+		if (next == null && lane.isRetired()) {
 			this.lanes.remove(lane.key, lane);
 		}
+		return next;
 	}
 
 	/**

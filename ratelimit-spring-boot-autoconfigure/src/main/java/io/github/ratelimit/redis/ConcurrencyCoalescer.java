@@ -3,8 +3,11 @@ package io.github.ratelimit.redis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
+
+import io.github.ratelimit.store.RateLimitStoreException;
 
 /**
  * Sends concurrent operations on concurrency limits (acquire, renew, release, read,
@@ -20,7 +23,8 @@ import java.util.function.BooleanSupplier;
  * <p>
  * An operation whose caller gave up (its wait timed out) before its batch was sent is
  * left out of the call: an acquire nobody waits for would hold a permit until its lease
- * ends.
+ * ends. One whose wait ended after its call went fails as a call Redis may have run, so
+ * that its caller asks again for the same holder rather than count it as not taken.
  */
 final class ConcurrencyCoalescer implements CallLanes.Batches<String, ConcurrencyCoalescer.Operation> {
 
@@ -68,11 +72,31 @@ final class ConcurrencyCoalescer implements CallLanes.Batches<String, Concurrenc
 	 * its reply did not come in time
 	 */
 	List<Object> run(String cc, String bucket, String key, String holder, int permits, long leaseMicros) {
-		return this.calls.await(submit(cc, bucket, key, holder, permits, leaseMicros, false));
+		Operation operation = submit(cc, bucket, key, holder, permits, leaseMicros, false);
+		try {
+			return this.calls.await(operation);
+		}
+		catch (RateLimitStoreException ex) {
+			if (ex.mayHaveRun() || operation.abandon()) {
+				throw ex;
+			}
+			// Its wait, which began before the lane's call ahead of it, ended after its
+			// own
+			// call went: Redis may run it, and an acquire asked again for the same holder
+			// takes that permit rather than a second one.
+			throw new RateLimitStoreException(ex.getMessage() + "; the call was sent, Redis may have run it",
+					ex.getCause(), ex.isTimeout(), true);
+		}
 	}
 
 	/**
 	 * Sends one operation, alone or with its lane's next batch.
+	 * @param cc the operation
+	 * @param bucket the bucket
+	 * @param key the key
+	 * @param holder the holder, or {@code ""}
+	 * @param permits the limit's permits, or 0
+	 * @param leaseMicros the limit's lease, or 0
 	 * @param async whether the calling thread must not block
 	 * @return its reply; completing it early (the caller gives up) leaves it out of a
 	 * batch not sent yet
@@ -105,8 +129,7 @@ final class ConcurrencyCoalescer implements CallLanes.Batches<String, Concurrenc
 	public CompletableFuture<List<Object>> send(String lane, List<Operation> batch, boolean async) {
 		List<Operation> waited = new ArrayList<>(batch.size());
 		for (Operation operation : batch) {
-			if (!operation.isDone()) {
-				operation.sent = true;
+			if (operation.send()) {
 				waited.add(operation);
 			}
 		}
@@ -123,7 +146,7 @@ final class ConcurrencyCoalescer implements CallLanes.Batches<String, Concurrenc
 	@Override
 	@SuppressWarnings("unchecked")
 	public void deliver(String lane, List<Operation> batch, List<Object> reply) {
-		List<Operation> sentOnes = batch.stream().filter((operation) -> operation.sent).toList();
+		List<Operation> sentOnes = batch.stream().filter(Operation::wasSent).toList();
 		if (sentOnes.size() == 1) {
 			sentOnes.get(0).complete(reply);
 			return;
@@ -156,8 +179,17 @@ final class ConcurrencyCoalescer implements CallLanes.Batches<String, Concurrenc
 
 		private final long leaseMicros;
 
-		/** Whether it went in its batch's call (its caller still waited then). */
-		private volatile boolean sent;
+		private static final int WAITING = 0;
+
+		private static final int SENT = 1;
+
+		private static final int ABANDONED = 2;
+
+		/**
+		 * Whether it went in its batch's call, or its caller gave up on it before: one or
+		 * the other, never both.
+		 */
+		private final AtomicInteger state = new AtomicInteger(WAITING);
 
 		Operation(String cc, String redisKey, String holder, int permits, long leaseMicros) {
 			this.cc = cc;
@@ -165,6 +197,23 @@ final class ConcurrencyCoalescer implements CallLanes.Batches<String, Concurrenc
 			this.holder = holder;
 			this.permits = permits;
 			this.leaseMicros = leaseMicros;
+		}
+
+		/** Marks it sent, unless its caller gave up on it. */
+		boolean send() {
+			return !isDone() && this.state.compareAndSet(WAITING, SENT);
+		}
+
+		boolean wasSent() {
+			return this.state.get() == SENT;
+		}
+
+		/**
+		 * Marks it given up on, unless it was sent.
+		 * @return {@code true} when it will never be sent
+		 */
+		boolean abandon() {
+			return this.state.compareAndSet(WAITING, ABANDONED) || this.state.get() == ABANDONED;
 		}
 
 		String cc() {

@@ -5,6 +5,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -13,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import io.github.ratelimit.store.RateLimitStoreException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * {@link ConcurrencyCoalescer} on a runner whose calls the test completes by hand: which
@@ -89,6 +94,79 @@ class ConcurrencyCoalescerTests {
 	}
 
 	@Test
+	void operationsLeftOutOfABatchLeaveTheOthersTheirOwnReplies() {
+		ConcurrencyCoalescer coalescer = new ConcurrencyCoalescer(this.calls, this.protocol, () -> true);
+		acquire(coalescer, "alice", "h1");
+		CompletableFuture<List<Object>> bob = acquire(coalescer, "bob", "h2");
+		CompletableFuture<List<Object>> gaveUp = acquire(coalescer, "carol", "h3");
+		CompletableFuture<List<Object>> dave = acquire(coalescer, "dave", "h4");
+		CompletableFuture<List<Object>> erin = acquire(coalescer, "erin", "h5");
+		gaveUp.completeExceptionally(new RateLimitStoreException("timed out", null, true));
+		this.runner.reply(0, List.of(1L, 1L, 0L, 0L));
+		assertThat(this.runner.calls.get(1).keys).containsExactly("rl:{exports:bob}:cc", "rl:{exports:dave}:cc",
+				"rl:{exports:erin}:cc");
+		this.runner.reply(1, List.of(List.of(1L, 1L, 0L, 0L), List.of(1L, 2L, 0L, 0L), List.of(0L, 2L, 0L, 500L)));
+		assertThat(bob).isCompletedWithValue(List.of(1L, 1L, 0L, 0L));
+		assertThat(dave).isCompletedWithValue(List.of(1L, 2L, 0L, 0L));
+		assertThat(erin).isCompletedWithValue(List.of(0L, 2L, 0L, 500L));
+	}
+
+	@Test
+	void aWaitThatEndsAfterItsCallWentFailsAsACallRedisMayHaveRunOneThatEndsBeforeAsOneNeverSent() {
+		RedisScriptCalls impatient = new RedisScriptCalls(this.runner, Duration.ofMillis(1), Duration.ofMillis(1));
+		ConcurrencyCoalescer coalescer = new ConcurrencyCoalescer(impatient, this.protocol, () -> true);
+		// The runner never answers: the first waits in vain for its sent call, the second
+		// for the first's to return.
+		assertThatExceptionOfType(RateLimitStoreException.class)
+			.isThrownBy(() -> coalescer.run("a", "exports", "alice", "h1", 2, 30_000_000))
+			.matches(RateLimitStoreException::mayHaveRun);
+		assertThatExceptionOfType(RateLimitStoreException.class)
+			.isThrownBy(() -> coalescer.run("a", "exports", "bob", "h2", 2, 30_000_000))
+			.matches((ex) -> !ex.mayHaveRun());
+		this.runner.reply(0, List.of(1L, 1L, 0L, 0L));
+		assertThat(this.runner.calls).as("the second was left out").hasSize(1);
+	}
+
+	@Test
+	void callsThatFailAtOnceUnderLoadNeitherDeepenTheStackNorStopTheLane() throws Exception {
+		ScriptRunner failing = new HandCompletedRunner() {
+			@Override
+			public CompletableFuture<List<Object>> run(String[] keys, String[] args,
+					@Nullable Consumer<List<Object>> lateReply) {
+				return CompletableFuture.failedFuture(new IllegalStateException("connection closed"));
+			}
+		};
+		ConcurrencyCoalescer coalescer = new ConcurrencyCoalescer(
+				new RedisScriptCalls(failing, Duration.ofSeconds(5), Duration.ofSeconds(5)), this.protocol, () -> true);
+		ExecutorService threads = Executors.newFixedThreadPool(32);
+		try {
+			List<Future<Integer>> failed = new ArrayList<>();
+			for (int t = 0; t < 32; t++) {
+				failed.add(threads.submit(() -> {
+					int failures = 0;
+					for (int i = 0; i < 2_000; i++) {
+						try {
+							coalescer.run("a", "exports", "k" + i, "h" + i, 2, 30_000_000);
+						}
+						catch (RateLimitStoreException ex) {
+							failures++;
+						}
+					}
+					return failures;
+				}));
+			}
+			for (Future<Integer> done : failed) {
+				assertThat(done.get(2, TimeUnit.MINUTES)).isEqualTo(2_000);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+		assertThatExceptionOfType(RateLimitStoreException.class).as("the lane goes on")
+			.isThrownBy(() -> coalescer.run("a", "exports", "next", "h", 2, 30_000_000));
+	}
+
+	@Test
 	void aFailedCallFailsEachOfItsOperationsAndTheLaneGoesOn() {
 		ConcurrencyCoalescer coalescer = new ConcurrencyCoalescer(this.calls, this.protocol, () -> true);
 		acquire(coalescer, "alice", "h1");
@@ -114,9 +192,9 @@ class ConcurrencyCoalescerTests {
 	}
 
 	/** Records each call; the test completes its reply. */
-	private static final class HandCompletedRunner implements ScriptRunner {
+	private static class HandCompletedRunner implements ScriptRunner {
 
-		private final List<Call> calls = new ArrayList<>();
+		final List<Call> calls = new ArrayList<>();
 
 		void reply(int call, List<Object> reply) {
 			this.calls.get(call).reply.complete(reply);

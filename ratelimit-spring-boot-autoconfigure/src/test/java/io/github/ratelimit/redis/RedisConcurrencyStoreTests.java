@@ -67,7 +67,8 @@ class RedisConcurrencyStoreTests extends ConcurrencyStoreContractTests {
 	void aBatchRunsEachOperationAsACallOfItsOwnAtThatInstantWould() {
 		ConcurrencyStore store = shared.on(this.time);
 		RedisRateLimitStore redisStore = shared.store();
-		Random random = new Random();
+		long seed = System.nanoTime();
+		Random random = new Random(seed);
 		String[] codes = { "a", "a", "a", "r", "r", "n", "h", "x" };
 		List<ConcurrencyCoalescer.Operation> trace = new ArrayList<>();
 		for (int i = 0; i < 40; i++) {
@@ -92,6 +93,7 @@ class RedisConcurrencyStoreTests extends ConcurrencyStoreContractTests {
 			replies.add(redisStore.concurrencyBatch(List.of(on(alone, operation))));
 		}
 		assertThat(redisStore.concurrencyBatch(trace.stream().map((operation) -> on(batched, operation)).toList()))
+			.as("the trace of seed " + seed)
 			.isEqualTo(replies);
 		for (int key = 0; key < 3; key++) {
 			assertThat(store.holders(batched, "k" + key)).isEqualTo(store.holders(alone, "k" + key));
