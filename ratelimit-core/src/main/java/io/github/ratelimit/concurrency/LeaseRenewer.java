@@ -1,6 +1,7 @@
 package io.github.ratelimit.concurrency;
 
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -71,6 +72,19 @@ public final class LeaseRenewer implements AutoCloseable {
 			task[0] = this.scheduler.scheduleWithFixedDelay(renewal, every, every, TimeUnit.MICROSECONDS);
 		}
 		return () -> task[0].cancel(false);
+	}
+
+	/**
+	 * Runs a store call off the caller's thread, on the renewer's.
+	 * @param task the task
+	 */
+	void runSoon(Runnable task) {
+		try {
+			this.scheduler.execute(task);
+		}
+		catch (RejectedExecutionException ex) {
+			// Closed: the permits' leases end at their time.
+		}
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.ratelimit.concurrency;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -163,6 +164,43 @@ class ConcurrencyLimiterTests {
 		ConcurrencyPermit again = limiter.tryAcquire("k");
 		assertThat(again.acquired()).as("the instance's share is free again in this JVM").isTrue();
 		again.release();
+	}
+
+	@Test
+	void theFirstAskThatReachesTheStoreAgainCountsThePermitsThisInstanceTookMeanwhile() {
+		FailingStore store = new FailingStore(this.shared, 0, false, false);
+		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 1);
+		store.down = true;
+		List<ConcurrencyPermit> local = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			local.add(limiter.tryAcquire("k"));
+		}
+		assertThat(local).allMatch(ConcurrencyPermit::acquired);
+		store.down = false;
+		// Before any renewal: the store holds none of the 5 and would grant a sixth.
+		assertThat(this.shared.holders("b", "k").count()).isZero();
+		ConcurrencyPermit sixth = limiter.tryAcquire("k");
+		assertThat(sixth.acquired()).as("the 5 counted locally moved to the store first").isFalse();
+		assertThat(sixth.decision().inFlight()).isEqualTo(6);
+		assertThat(this.shared.holders("b", "k").count()).isEqualTo(5);
+		local.get(0).release();
+		assertThat(limiter.tryAcquire("k").acquired()).as("one ended").isTrue();
+	}
+
+	@Test
+	void onceTheStoreAnswersAgainThePermitsOfEveryKeyCountedLocallyMoveBeforeTheirRenewal() {
+		FailingStore store = new FailingStore(this.shared, 0, false, false);
+		// A lease of a day: the first renewal is 8 hours away.
+		ConcurrencyLimiter limiter = new ConcurrencyLimiter(store, "b", new ConcurrencyLimit(5, Duration.ofDays(1)),
+				this.renewer, List.of(), OnStoreFailure.LOCAL, () -> 1);
+		store.down = true;
+		ConcurrencyPermit other = limiter.tryAcquire("other-key");
+		assertThat(other.acquired()).isTrue();
+		store.down = false;
+		assertThat(limiter.tryAcquire("k").acquired()).isTrue();
+		awaitUpTo30Seconds(() -> this.shared.holders("b", "other-key").count() == 1);
+		assertThat(other.release()).isTrue();
+		assertThat(this.shared.holders("b", "other-key").count()).isZero();
 	}
 
 	@Test

@@ -9,6 +9,7 @@ import org.springframework.context.annotation.Bean;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.actuate.ConcurrencyEndpoint;
+import io.github.ratelimit.actuate.ConcurrencyEndpointWebExtension;
 import io.github.ratelimit.actuate.ConcurrencyStatistics;
 import io.github.ratelimit.actuate.RateLimitStatistics;
 import io.github.ratelimit.actuate.RateLimitsEndpoint;
@@ -89,6 +90,13 @@ public final class RateLimitEndpointAutoConfiguration {
 	@ConditionalOnBean(RateLimitsEndpoint.class)
 	RateLimitsEndpointWebExtension rateLimitsEndpointWebExtension(RateLimitsEndpoint endpoint) {
 		return new RateLimitsEndpointWebExtension(endpoint);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(ConcurrencyEndpoint.class)
+	ConcurrencyEndpointWebExtension rateLimitConcurrencyEndpointWebExtension(ConcurrencyEndpoint endpoint) {
+		return new ConcurrencyEndpointWebExtension(endpoint);
 	}
 
 }

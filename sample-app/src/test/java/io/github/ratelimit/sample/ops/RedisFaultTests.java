@@ -265,6 +265,8 @@ class RedisFaultTests {
 		SampleInstance app = start("open");
 		List<SampleInstance.Timed> up = drive(app, 12, Duration.ofSeconds(10), 0);
 		assertThat(count(up, 429)).as("Redis up: the limit holds").isEqualTo(2);
+		assertThat(app.get("/actuator/concurrency/exports/acme").statusCode()).isEqualTo(200);
+		assertThat(app.get("/actuator/concurrency/no-such-bucket/acme").statusCode()).isEqualTo(404);
 
 		redis.server().stop();
 		// The client Redis rejected just before the outage is answered from the
@@ -283,6 +285,10 @@ class RedisFaultTests {
 			assertThat(app.get("/api/reports", "X-Api-Key", "demo-free").statusCode()).isEqualTo(200);
 		}
 		assertThat(app.storeState()).isEqualTo("degraded");
+		// An operator looks while Redis is down: told so, not a 500 and a stack trace.
+		HttpResponse<String> holders = app.get("/actuator/concurrency/exports/acme");
+		assertThat(holders.statusCode()).as(holders.body()).isEqualTo(503);
+		assertThat(holders.body()).contains("\"status\":503", "The concurrency store cannot answer now");
 	}
 
 	@Test
