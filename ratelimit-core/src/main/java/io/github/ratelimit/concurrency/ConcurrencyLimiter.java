@@ -236,6 +236,22 @@ public final class ConcurrencyLimiter {
 	}
 
 	/**
+	 * Moves the permits this instance counted in itself while the store failed to the
+	 * store, off the calling thread, rather than each at its next renewal: until then the
+	 * other instances do not count them. Called when the store is known to answer again
+	 * (the Redis heartbeat's first answer after a failure, or a request's); does nothing
+	 * when there are none.
+	 */
+	public void storeAnswersAgain() {
+		if (!this.heldLocally.isEmpty() && this.movingAll.compareAndSet(false, true)) {
+			this.renewer.runSoon(() -> {
+				this.movingAll.set(false);
+				this.heldLocally.values().forEach((permits) -> permits.forEach(HeldLocally::move));
+			});
+		}
+	}
+
+	/**
 	 * Reads who holds the permits of {@code key}.
 	 * @param key the key
 	 * @return the holders
@@ -264,8 +280,14 @@ public final class ConcurrencyLimiter {
 		ConcurrencyStore store = this.store;
 		ConcurrencyDecision decision;
 		try {
+			// Taken before the ask: a move by another thread meanwhile may not be counted
+			// in
+			// the answer.
+			boolean heldLocallyBefore = this.heldLocally.containsKey(key);
 			decision = askStore(key, holder);
-			decision = countingHeldLocally(key, holder, decision);
+			if (heldLocallyBefore || !this.heldLocally.isEmpty()) {
+				decision = countingHeldLocally(key, holder, decision, heldLocallyBefore);
+			}
 		}
 		catch (RateLimitStoreException ex) {
 			if (askAgain != null && askAgain.test(ex)) {
@@ -384,34 +406,23 @@ public final class ConcurrencyLimiter {
 	 * is then over its limit: the store, not counting them, could grant more than the
 	 * limit (a trial after a Redis restart ran 3 exports of 2 for 15 s).
 	 */
-	private ConcurrencyDecision countingHeldLocally(String key, String holder, ConcurrencyDecision decision) {
-		if (this.heldLocally.isEmpty()) {
-			return decision;
-		}
-		// The store answers again: the permits of other keys move too, off this thread,
-		// rather than each at its next renewal.
-		if (this.movingAll.compareAndSet(false, true)) {
-			this.renewer.runSoon(() -> {
-				this.movingAll.set(false);
-				this.heldLocally.values().forEach((permits) -> permits.forEach(HeldLocally::move));
-			});
-		}
+	private ConcurrencyDecision countingHeldLocally(String key, String holder, ConcurrencyDecision decision,
+			boolean heldLocallyBefore) {
 		Set<HeldLocally> locals = this.heldLocally.get(key);
-		if (locals == null || locals.isEmpty()) {
+		if (locals != null) {
+			locals.forEach(HeldLocally::move);
+		}
+		storeAnswersAgain();
+		if (!heldLocallyBefore || !decision.acquired()) {
 			return decision;
 		}
-		int moved = 0;
-		for (HeldLocally local : locals) {
-			if (local.move()) {
-				moved++;
-			}
-		}
-		int inFlight = decision.inFlight() + moved;
-		if (!decision.acquired() || inFlight <= this.limit.permits()) {
+		// Counted by the store, which counts what other instances moved meanwhile too.
+		int inFlight = this.store.holders(this.bucket, key).count();
+		if (inFlight <= this.limit.permits()) {
 			return decision;
 		}
 		this.store.release(this.bucket, key, holder);
-		return new ConcurrencyDecision(false, inFlight, this.limit.permits(), decision.expiredLeases(),
+		return new ConcurrencyDecision(false, inFlight - 1, this.limit.permits(), decision.expiredLeases(),
 				LOCAL_RETRY_MICROS);
 	}
 

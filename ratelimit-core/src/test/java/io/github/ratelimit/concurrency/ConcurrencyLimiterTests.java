@@ -181,7 +181,7 @@ class ConcurrencyLimiterTests {
 		assertThat(this.shared.holders("b", "k").count()).isZero();
 		ConcurrencyPermit sixth = limiter.tryAcquire("k");
 		assertThat(sixth.acquired()).as("the 5 counted locally moved to the store first").isFalse();
-		assertThat(sixth.decision().inFlight()).isEqualTo(6);
+		assertThat(sixth.decision().inFlight()).isEqualTo(5);
 		assertThat(this.shared.holders("b", "k").count()).isEqualTo(5);
 		local.get(0).release();
 		assertThat(limiter.tryAcquire("k").acquired()).as("one ended").isTrue();
@@ -201,6 +201,22 @@ class ConcurrencyLimiterTests {
 		awaitUpTo30Seconds(() -> this.shared.holders("b", "other-key").count() == 1);
 		assertThat(other.release()).isTrue();
 		assertThat(this.shared.holders("b", "other-key").count()).isZero();
+	}
+
+	@Test
+	void toldThatTheStoreAnswersAgainTheLimiterMovesThePermitsItCountedLocally() {
+		FailingStore store = new FailingStore(this.shared, 0, false, false);
+		// A lease of a day: no renewal moves them within the test.
+		ConcurrencyLimiter limiter = new ConcurrencyLimiter(store, "b", new ConcurrencyLimit(5, Duration.ofDays(1)),
+				this.renewer, List.of(), OnStoreFailure.LOCAL, () -> 1);
+		store.down = true;
+		ConcurrencyPermit local = limiter.tryAcquire("k");
+		assertThat(local.acquired()).isTrue();
+		store.down = false;
+		limiter.storeAnswersAgain();
+		awaitUpTo30Seconds(() -> this.shared.holders("b", "k").count() == 1);
+		assertThat(local.release()).isTrue();
+		assertThat(this.shared.holders("b", "k").count()).isZero();
 	}
 
 	@Test

@@ -91,6 +91,9 @@ class RedisHeartbeat implements SmartLifecycle {
 	 */
 	private boolean answered;
 
+	/** What runs when Redis answers again after a failure. */
+	private final Runnable answersAgain;
+
 	RedisHeartbeat(ObjectProvider<RateLimitStore> store, LiveLimits liveLimits, Duration interval,
 			Duration startupWait) {
 		this(store, liveLimits, interval, startupWait, null);
@@ -98,6 +101,18 @@ class RedisHeartbeat implements SmartLifecycle {
 
 	RedisHeartbeat(ObjectProvider<RateLimitStore> store, LiveLimits liveLimits, Duration interval, Duration startupWait,
 			@Nullable RedisEvictionPolicy evictionPolicy) {
+		this(store, liveLimits, interval, startupWait, evictionPolicy, () -> {
+		});
+	}
+
+	/**
+	 * Creates the heartbeat.
+	 * @param answersAgain runs when Redis answers again after a failure (not at startup);
+	 * must not block
+	 */
+	RedisHeartbeat(ObjectProvider<RateLimitStore> store, LiveLimits liveLimits, Duration interval, Duration startupWait,
+			@Nullable RedisEvictionPolicy evictionPolicy, Runnable answersAgain) {
+		this.answersAgain = answersAgain;
 		this.store = store;
 		this.liveLimits = liveLimits;
 		this.interval = interval;
@@ -184,6 +199,12 @@ class RedisHeartbeat implements SmartLifecycle {
 			}
 			else if (this.evictionPolicy != null) {
 				this.evictionChecks.execute(this.evictionPolicy::check);
+			}
+			if (this.started) {
+				// The permits of concurrency limits counted in this instance meanwhile
+				// move
+				// to Redis now, not each at its next renewal.
+				this.answersAgain.run();
 			}
 		}
 	}

@@ -26,8 +26,10 @@ import org.springframework.util.ClassUtils;
 import io.github.ratelimit.TimeSource;
 import io.github.ratelimit.autoconfigure.RateLimitProperties.TimeSourceType;
 import io.github.ratelimit.autoconfigure.RateLimitStartupSummary.StoreTarget;
+import io.github.ratelimit.bucket.ConcurrencyLimiters;
 import io.github.ratelimit.bucket.LiveLimits;
 import io.github.ratelimit.bucket.LiveLimitsStore;
+import io.github.ratelimit.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.failover.BreakerSettings;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.redis.LettuceMasterReplica;
@@ -177,10 +179,12 @@ class RedisStoreConfiguration {
 	@ConditionalOnMissingBean
 	RedisHeartbeat rateLimitRedisHeartbeat(ObjectProvider<RateLimitStore> rateLimitStore,
 			LiveLimits rateLimitLiveLimits, RateLimitProperties properties,
-			ObjectProvider<RedisEvictionPolicy> rateLimitRedisEvictionPolicy) {
+			ObjectProvider<RedisEvictionPolicy> rateLimitRedisEvictionPolicy,
+			ObjectProvider<ConcurrencyLimiters> concurrencyLimiters) {
 		RateLimitProperties.Redis redis = properties.getRedis();
 		return new RedisHeartbeat(rateLimitStore, rateLimitLiveLimits, heartbeatInterval(redis),
-				redis.getConnectTimeout(), rateLimitRedisEvictionPolicy.getIfUnique());
+				redis.getConnectTimeout(), rateLimitRedisEvictionPolicy.getIfUnique(), () -> concurrencyLimiters
+					.ifAvailable((limiters) -> limiters.all().values().forEach(ConcurrencyLimiter::storeAnswersAgain)));
 	}
 
 	/**

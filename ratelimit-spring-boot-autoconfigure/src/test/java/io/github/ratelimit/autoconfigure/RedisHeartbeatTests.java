@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 import io.lettuce.core.RedisClient;
@@ -94,9 +95,14 @@ class RedisHeartbeatTests {
 	}
 
 	private Instance instance(@Nullable RedisEvictionPolicy evictionPolicy) {
+		return instance(evictionPolicy, () -> {
+		});
+	}
+
+	private Instance instance(@Nullable RedisEvictionPolicy evictionPolicy, Runnable answersAgain) {
 		Instance instance = new Instance(new LiveLimits(new BucketRegistry(LimitSettings.NONE, Map.of()),
-				new InMemoryLiveLimitsStore(), new LiveLimitSettingsParser(), false, Clock.systemUTC()),
-				evictionPolicy);
+				new InMemoryLiveLimitsStore(), new LiveLimitSettingsParser(), false, Clock.systemUTC()), evictionPolicy,
+				answersAgain);
 		this.instances.add(instance);
 		return instance;
 	}
@@ -189,7 +195,8 @@ class RedisHeartbeatTests {
 		};
 		LiveLimits liveLimits = new LiveLimits(registry, flaky, new LiveLimitSettingsParser(), false,
 				Clock.systemUTC());
-		Instance a = new Instance(liveLimits, null);
+		Instance a = new Instance(liveLimits, null, () -> {
+		});
 		this.instances.add(a);
 		redis.server().command("INCR", "{rl}:live-limits:version");
 		a.heartbeat.beat();
@@ -245,6 +252,28 @@ class RedisHeartbeatTests {
 		}
 	}
 
+	@Test
+	void whatWaitsForRedisToAnswerAgainRunsWhenItDoesAfterAFailureNotAtStartup() {
+		AtomicInteger answeredAgain = new AtomicInteger();
+		Instance a = instance(null, answeredAgain::incrementAndGet);
+		a.heartbeat.start();
+		assertThat(a.store.isDegraded()).isFalse();
+		assertThat(answeredAgain).as("not at startup").hasValue(0);
+		// Beats by hand: the test's interval is an hour.
+		a.heartbeat.beat();
+		assertThat(answeredAgain).as("Redis answering all along").hasValue(0);
+		redis.server().pause();
+		a.heartbeat.beat();
+		assertThat(a.store.isDegraded()).isTrue();
+		redis.server().resume();
+		awaitCondition("Redis answering again", () -> {
+			a.heartbeat.beat();
+			return !a.store.isDegraded();
+		});
+		a.heartbeat.beat();
+		assertThat(answeredAgain).as("told once").hasValue(1);
+	}
+
 	private static void awaitCondition(String what, BooleanSupplier condition) {
 		long deadline = System.nanoTime() + BOUND.toNanos();
 		while (!condition.getAsBoolean()) {
@@ -270,7 +299,7 @@ class RedisHeartbeatTests {
 
 		final RedisHeartbeat heartbeat;
 
-		Instance(LiveLimits liveLimits, @Nullable RedisEvictionPolicy evictionPolicy) {
+		Instance(LiveLimits liveLimits, @Nullable RedisEvictionPolicy evictionPolicy, Runnable answersAgain) {
 			RedisRateLimitStore redis = RedisRateLimitStore.builder(client)
 				.timeout(Duration.ofMillis(500))
 				.connectTimeout(Duration.ofSeconds(30))
@@ -281,11 +310,12 @@ class RedisHeartbeatTests {
 				.build();
 			StaticListableBeanFactory beans = new StaticListableBeanFactory(Map.of("store", this.store));
 			this.heartbeat = new RedisHeartbeat(beans.getBeanProvider(RateLimitStore.class), liveLimits, INTERVAL,
-					Duration.ofSeconds(30), evictionPolicy);
+					Duration.ofSeconds(30), evictionPolicy, answersAgain);
 		}
 
 		@Override
 		public void close() {
+			this.heartbeat.stop();
 			this.store.close();
 		}
 
