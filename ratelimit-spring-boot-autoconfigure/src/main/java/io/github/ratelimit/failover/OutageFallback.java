@@ -211,10 +211,10 @@ final class OutageFallback {
 			}
 		});
 		// What was heard is kept: it is still this instance's knowledge of each key,
-		// should
-		// Redis lose its data again before every key is written back.
-		logger.warn("Rate limit store: Redis lost its data (restarted empty or flushed); writing back the usage this "
-				+ "instance last heard of " + keys[0] + " key(s), which are decided by this instance until then");
+		// should Redis lose its data again before every key is written back.
+		logger.warn("Rate limit store: Redis lost its data (restarted empty or flushed); writing back the rate limit "
+				+ "usage this instance last heard of, " + keys[0] + " key(s), each decided by this instance until "
+				+ "its usage is back in Redis");
 	}
 
 	/**
