@@ -283,7 +283,7 @@ public final class ConcurrencyLimiter {
 			// Taken before the ask: a move by another thread meanwhile may not be counted
 			// in
 			// the answer.
-			boolean heldLocallyBefore = this.heldLocally.containsKey(key);
+			boolean heldLocallyBefore = !this.heldLocally.isEmpty() && this.heldLocally.containsKey(key);
 			decision = askStore(key, holder);
 			if (heldLocallyBefore || !this.heldLocally.isEmpty()) {
 				decision = countingHeldLocally(key, holder, decision, heldLocallyBefore);

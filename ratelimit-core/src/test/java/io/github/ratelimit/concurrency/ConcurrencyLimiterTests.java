@@ -9,6 +9,8 @@ import java.util.function.BooleanSupplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import io.github.ratelimit.store.RateLimitStoreException;
 import io.github.ratelimit.store.StoreUnavailableException;
@@ -47,22 +49,15 @@ class ConcurrencyLimiterTests {
 		assertThat(this.shared.holders("b", "k")).isEqualTo(Holders.NONE);
 	}
 
-	@Test
-	void aWaitingRequestWaitsForALateStoreRatherThanCountLocally() throws InterruptedException {
-		// Three late answers: more than one request asks, fewer than its wait allows.
-		FailingStore store = new FailingStore(this.shared, 3, true, false);
-		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 1);
-		ConcurrencyPermit permit = limiter.acquire("k", Duration.ofSeconds(30));
-		assertThat(permit.acquired()).isTrue();
-		assertThat(store.asks.get()).isEqualTo(4);
-		assertThat(this.shared.holders("b", "k").count()).as("in the shared store").isEqualTo(1);
-		permit.release();
-	}
-
-	@Test
-	void aWaitingRequestAsksAgainAStoreItBrieflyCannotReach() throws InterruptedException {
-		// A dropped connection, made again after three refused asks.
-		FailingStore store = new FailingStore(this.shared, 3, false, false);
+	/**
+	 * Three failed asks, fewer than the wait allows: answers that came too late (the ask
+	 * was sent), or a dropped connection made again (refused, not sent).
+	 */
+	@ParameterizedTest(name = "sent: {0}")
+	@ValueSource(booleans = { true, false })
+	void aWaitingRequestAsksAgainAStoreThatIsLateOrBrieflyUnreachableRatherThanCountLocally(boolean sent)
+			throws InterruptedException {
+		FailingStore store = new FailingStore(this.shared, 3, sent, false);
 		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 1);
 		ConcurrencyPermit permit = limiter.acquire("k", Duration.ofSeconds(30));
 		assertThat(permit.acquired()).isTrue();
@@ -87,7 +82,7 @@ class ConcurrencyLimiterTests {
 	@Test
 	void aRefusalsRetryEstimateIsWhenAPermitIsLikelyFreeNotWhenALeaseEnds() throws InterruptedException {
 		ConcurrencyLimiter limiter = limiter(this.shared, OnStoreFailure.LOCAL, 1);
-		List<ConcurrencyPermit> held = new java.util.ArrayList<>();
+		List<ConcurrencyPermit> held = new ArrayList<>();
 		for (int i = 0; i < 5; i++) {
 			held.add(limiter.tryAcquire("k"));
 		}

@@ -34,15 +34,6 @@ public class ConcurrencyEndpointWebExtension {
 	}
 
 	/**
-	 * Lists every concurrency bucket; see {@link ConcurrencyEndpoint#buckets()}.
-	 * @return the buckets
-	 */
-	@ReadOperation
-	public ConcurrencyEndpoint.ConcurrencyDescriptor buckets() {
-		return this.endpoint.buckets();
-	}
-
-	/**
 	 * Reads who holds one key's permits; see {@link ConcurrencyEndpoint#holders}.
 	 * @param bucket the bucket name
 	 * @param key the key within the bucket

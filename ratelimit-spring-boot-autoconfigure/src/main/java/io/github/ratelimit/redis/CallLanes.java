@@ -186,6 +186,22 @@ final class CallLanes<K, R> {
 	/** What {@link Lane#enqueue} did: queued, queued and filled a batch, or nothing. */
 	private record Queued<R>(boolean retired, @Nullable List<R> full) {
 
+		private static final Queued<?> WAITING = new Queued<>(false, null);
+
+		private static final Queued<?> RETIRED = new Queued<>(true, null);
+
+		/** Queued for the lane's next call: no allocation for the common case. */
+		@SuppressWarnings("unchecked")
+		static <R> Queued<R> waiting() {
+			return (Queued<R>) WAITING;
+		}
+
+		/** Not queued: the lane is no longer in use. */
+		@SuppressWarnings("unchecked")
+		static <R> Queued<R> retiredLane() {
+			return (Queued<R>) RETIRED;
+		}
+
 	}
 
 	/**
@@ -213,11 +229,11 @@ final class CallLanes<K, R> {
 		/** Queues a request for the next call. */
 		private synchronized Queued<R> enqueue(R request, int maxBatch) {
 			if (this.retired) {
-				return new Queued<>(true, null);
+				return Queued.retiredLane();
 			}
 			this.waiting.add(request);
 			if (this.waiting.size() < maxBatch) {
-				return new Queued<>(false, null);
+				return Queued.waiting();
 			}
 			this.inFlight++;
 			return new Queued<>(false, take());

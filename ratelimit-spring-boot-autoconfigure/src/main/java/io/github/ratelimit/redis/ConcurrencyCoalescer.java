@@ -146,13 +146,19 @@ final class ConcurrencyCoalescer implements CallLanes.Batches<String, Concurrenc
 	@Override
 	@SuppressWarnings("unchecked")
 	public void deliver(String lane, List<Operation> batch, List<Object> reply) {
-		List<Operation> sentOnes = batch.stream().filter(Operation::wasSent).toList();
-		if (sentOnes.size() == 1) {
-			sentOnes.get(0).complete(reply);
-			return;
+		// The reply holds the sent operations' replies in order; a call of one is that
+		// operation's own reply.
+		int sent = 0;
+		for (Operation operation : batch) {
+			if (operation.wasSent()) {
+				sent++;
+			}
 		}
-		for (int i = 0; i < sentOnes.size(); i++) {
-			sentOnes.get(i).complete((List<Object>) reply.get(i));
+		int at = 0;
+		for (Operation operation : batch) {
+			if (operation.wasSent()) {
+				operation.complete((sent == 1) ? reply : (List<Object>) reply.get(at++));
+			}
 		}
 	}
 

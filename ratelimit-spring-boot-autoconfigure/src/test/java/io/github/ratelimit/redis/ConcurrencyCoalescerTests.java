@@ -9,9 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.store.RateLimitStoreException;
@@ -29,7 +27,7 @@ class ConcurrencyCoalescerTests {
 
 	private final HandCompletedRunner runner = new HandCompletedRunner();
 
-	private final RedisScriptCalls calls = new RedisScriptCalls(this.runner, Duration.ofSeconds(1),
+	private final RedisScriptCalls calls = new RedisScriptCalls(this.runner.runner, Duration.ofSeconds(1),
 			Duration.ofSeconds(1));
 
 	private final RedisDecisionProtocol protocol = new RedisDecisionProtocol(new RedisKeys("rl"), null, Duration.ZERO);
@@ -113,7 +111,8 @@ class ConcurrencyCoalescerTests {
 
 	@Test
 	void aWaitThatEndsAfterItsCallWentFailsAsACallRedisMayHaveRunOneThatEndsBeforeAsOneNeverSent() {
-		RedisScriptCalls impatient = new RedisScriptCalls(this.runner, Duration.ofMillis(1), Duration.ofMillis(1));
+		RedisScriptCalls impatient = new RedisScriptCalls(this.runner.runner, Duration.ofMillis(1),
+				Duration.ofMillis(1));
 		ConcurrencyCoalescer coalescer = new ConcurrencyCoalescer(impatient, this.protocol, () -> true);
 		// The runner never answers: the first waits in vain for its sent call, the second
 		// for the first's to return.
@@ -129,13 +128,8 @@ class ConcurrencyCoalescerTests {
 
 	@Test
 	void callsThatFailAtOnceUnderLoadNeitherDeepenTheStackNorStopTheLane() throws Exception {
-		ScriptRunner failing = new HandCompletedRunner() {
-			@Override
-			public CompletableFuture<List<Object>> run(String[] keys, String[] args,
-					@Nullable Consumer<List<Object>> lateReply) {
-				return CompletableFuture.failedFuture(new IllegalStateException("connection closed"));
-			}
-		};
+		ScriptRunner failing = new StubScriptRunner(
+				(keys, args) -> CompletableFuture.failedFuture(new IllegalStateException("connection closed")));
 		ConcurrencyCoalescer coalescer = new ConcurrencyCoalescer(
 				new RedisScriptCalls(failing, Duration.ofSeconds(5), Duration.ofSeconds(5)), this.protocol, () -> true);
 		ExecutorService threads = Executors.newFixedThreadPool(32);
@@ -192,29 +186,18 @@ class ConcurrencyCoalescerTests {
 	}
 
 	/** Records each call; the test completes its reply. */
-	private static class HandCompletedRunner implements ScriptRunner {
+	private static final class HandCompletedRunner {
 
 		final List<Call> calls = new ArrayList<>();
 
-		void reply(int call, List<Object> reply) {
-			this.calls.get(call).reply.complete(reply);
-		}
-
-		@Override
-		public CompletableFuture<Void> start() {
-			return CompletableFuture.completedFuture(null);
-		}
-
-		@Override
-		public CompletableFuture<List<Object>> run(String[] keys, String[] args,
-				@Nullable Consumer<List<Object>> lateReply) {
+		final ScriptRunner runner = new StubScriptRunner((keys, args) -> {
 			Call call = new Call(keys, args, new CompletableFuture<>());
 			this.calls.add(call);
 			return call.reply;
-		}
+		});
 
-		@Override
-		public void close() {
+		void reply(int call, List<Object> reply) {
+			this.calls.get(call).reply.complete(reply);
 		}
 
 	}

@@ -4,9 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.store.Heartbeat;
@@ -25,28 +23,13 @@ class RedisHeartbeatReconnectTests {
 	@Test
 	void aHeartbeatNotSentBecauseTheConnectionWasMadeAnewIsSentAgain() {
 		AtomicInteger calls = new AtomicInteger();
-		ScriptRunner runner = new ScriptRunner() {
-
-			@Override
-			public CompletableFuture<Void> start() {
-				return CompletableFuture.completedFuture(null);
+		ScriptRunner runner = new StubScriptRunner((keys, args) -> {
+			if (calls.getAndIncrement() == 0) {
+				return CompletableFuture
+					.failedFuture(new StoreReconnectedException("The connection was made anew; not sent", null));
 			}
-
-			@Override
-			public CompletableFuture<List<Object>> run(String[] keys, String[] args,
-					@Nullable Consumer<List<Object>> lateReply) {
-				if (calls.getAndIncrement() == 0) {
-					return CompletableFuture
-						.failedFuture(new StoreReconnectedException("The connection was made anew; not sent", null));
-				}
-				return CompletableFuture.completedFuture(List.of(2L, 0L, "epoch", 0L));
-			}
-
-			@Override
-			public void close() {
-			}
-
-		};
+			return CompletableFuture.completedFuture(List.of(2L, 0L, "epoch", 0L));
+		});
 		try (RedisRateLimitStore store = RedisRateLimitStore.builder((script, connectTimeout, timeout) -> runner)
 			.build()) {
 			Heartbeat heartbeat = store.heartbeat(Duration.ofSeconds(1));

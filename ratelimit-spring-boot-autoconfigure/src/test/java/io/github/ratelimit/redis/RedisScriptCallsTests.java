@@ -4,9 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Consumer;
 
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import io.github.ratelimit.store.RateLimitStoreException;
@@ -30,37 +28,17 @@ class RedisScriptCallsTests {
 		// on the caller's thread, the cancellation is not wrapped.
 		CompletableFuture<List<Object>> reply = new CompletableFuture<>();
 		reply.completeExceptionally(new CancellationException());
-		RedisScriptCalls calls = new RedisScriptCalls(new AnsweringRunner(reply), Duration.ofMillis(100),
-				Duration.ofMillis(100));
+		RedisScriptCalls calls = new RedisScriptCalls(new StubScriptRunner((keys, args) -> reply),
+				Duration.ofMillis(100), Duration.ofMillis(100));
 		assertThatExceptionOfType(StoreReconnectedException.class).isThrownBy(() -> calls.call(CALL))
 			.satisfies((ex) -> assertThat(ex.mayHaveRun()).isFalse())
 			.withMessageContaining("not sent");
 		CompletableFuture<List<Object>> cancelled = new CompletableFuture<>();
 		cancelled.cancel(false);
 		assertThatExceptionOfType(RateLimitStoreException.class)
-			.isThrownBy(() -> new RedisScriptCalls(new AnsweringRunner(cancelled), Duration.ofMillis(100),
-					Duration.ofMillis(100))
+			.isThrownBy(() -> new RedisScriptCalls(new StubScriptRunner((keys, args) -> cancelled),
+					Duration.ofMillis(100), Duration.ofMillis(100))
 				.call(CALL));
-	}
-
-	/** Answers every call with one reply. */
-	private record AnsweringRunner(CompletableFuture<List<Object>> reply) implements ScriptRunner {
-
-		@Override
-		public CompletableFuture<Void> start() {
-			return CompletableFuture.completedFuture(null);
-		}
-
-		@Override
-		public CompletableFuture<List<Object>> run(String[] keys, String[] args,
-				@Nullable Consumer<List<Object>> lateReply) {
-			return this.reply;
-		}
-
-		@Override
-		public void close() {
-		}
-
 	}
 
 }

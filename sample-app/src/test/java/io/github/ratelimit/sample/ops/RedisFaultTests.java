@@ -265,6 +265,7 @@ class RedisFaultTests {
 		SampleInstance app = start("open");
 		List<SampleInstance.Timed> up = drive(app, 12, Duration.ofSeconds(10), 0);
 		assertThat(count(up, 429)).as("Redis up: the limit holds").isEqualTo(2);
+		assertThat(app.get("/actuator/concurrency").statusCode()).isEqualTo(200);
 		assertThat(app.get("/actuator/concurrency/exports/acme").statusCode()).isEqualTo(200);
 		assertThat(app.get("/actuator/concurrency/no-such-bucket/acme").statusCode()).isEqualTo(404);
 
