@@ -1,8 +1,7 @@
 -- concurrency.lua: the permits of concurrency limits, held on leases, in one call of rate_limit.lua with
 -- operation k (ARGV[1]): one operation on one key, or a batch of them on several keys, run one after another
 -- at one instant as if each were a call of its own (io.github.ratelimit.redis.ConcurrencyCoalescer).
--- KEYS[i]   <prefix>:{<bucket>:<key>}:cc   zset holder -> the end of its lease, µs; expires with the
---                                           latest lease (plus ttl_slack ms)
+-- KEYS[i]   <prefix>:{<bucket>:<key>}:cc   a limit's permits (leases.lua)
 -- ARGV[2]   a = acquire, n = renew, r = release, h = holders, x = release all; b = a batch of these
 -- ARGV[3]   the holder (a, n, r); b: the number of operations n
 -- ARGV[4]   permits (a)   ARGV[5] lease, µs (a, n)
@@ -20,30 +19,7 @@ if not now then
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
 local ttl_slack = tonumber(ARGV[7]) or 0
--- A lease that ends at now has ended; a holder that neither renewed nor released it is gone. Every
--- operation of a call runs at one now, so a key is swept once.
-local swept = {}
-local function expire_leases(key)
-  if swept[key] then
-    return 0
-  end
-  swept[key] = true
-  return redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-end
-local function next_expiry(key)
-  local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-  return first[2] and (tonumber(first[2]) - now) or 0
-end
--- Holds a permit until now + lease; the key lives as long as its latest lease (a lease
--- taken before a change to a shorter one may end later). Returns 1 for a new holder.
-local function lease_to(key, holder, lease)
-  local added = redis.call('ZADD', key, string.format('%d', now + lease), holder)
-  local ttl = math.max(1, -math.floor(-lease / 1000)) + ttl_slack
-  if redis.call('PTTL', key) < ttl then
-    redis.call('PEXPIRE', key, ttl)
-  end
-  return added
-end
+--+ leases.lua
 local function run(key, cc, holder, permits, lease)
   local expired = expire_leases(key)
   if cc == 'a' then

@@ -16,6 +16,9 @@ import io.github.ratelimit.Decision;
 import io.github.ratelimit.TimeSource;
 import io.github.ratelimit.acquire.DecisionTracer.DecisionTrace;
 import io.github.ratelimit.acquire.DecisionTracer.Scope;
+import io.github.ratelimit.concurrency.ConcurrencyLimiter;
+import io.github.ratelimit.concurrency.ConcurrencyPermit;
+import io.github.ratelimit.concurrency.RateAndConcurrencyStore;
 import io.github.ratelimit.store.RateLimitStore;
 
 /**
@@ -153,6 +156,171 @@ public final class Acquirer {
 		}
 		awaitDelay(proceedAt);
 		return Acquisition.granted(results);
+	}
+
+	/**
+	 * Takes a concurrency permit and the permits of a request of the same bucket and key,
+	 * on the calling thread: the permit first, as a request limited by both needs, and in
+	 * one store call with the decision when the store can
+	 * ({@link RateAndConcurrencyStore}; both stores of this library can). A request
+	 * refused for lack of a permit takes nothing from the rate limits, and its rate
+	 * limits' observers are told nothing; one the rate limits reject holds no permit.
+	 * Otherwise as {@link #acquire(List)} with the one request, leaky bucket wait
+	 * included. The permit and the decision are two calls when the request waits for
+	 * permits, the limiter's bucket is another, the store cannot, or the limiter takes
+	 * its permit alone (see
+	 * {@link ConcurrencyLimiter#tryAcquire(String, ConcurrencyLimiter.OneCall)}).
+	 * @param request the request
+	 * @param limiter the concurrency limit of the request's bucket, keyed by the
+	 * request's key
+	 * @return the permit and, when one was free, the acquisition; the permit is held only
+	 * when the acquisition is granted
+	 * @throws RuntimeException what the store threw (e.g. a
+	 * {@link io.github.ratelimit.store.StoreUnavailableException}), with no permit held
+	 */
+	public Holding acquireHolding(PermitRequest request, ConcurrencyLimiter limiter) {
+		RateAndConcurrencyStore both = oneCallFor(request, limiter);
+		if (both == null) {
+			return acquireHoldingInTwoCalls(request, limiter);
+		}
+		HeldStep held = holdInOneCall(request, trace(request), limiter, both);
+		awaitDelay(held.proceedAtMicros());
+		return held.holding();
+	}
+
+	/**
+	 * Like {@link #acquireHolding}, without blocking the calling thread: the store calls
+	 * that take a permit block, so they run on the {@link Waiter#executor() executor},
+	 * and waits are {@link Waiter#delay delays}. The returned stage completes on the
+	 * executor.
+	 * @param request the request
+	 * @param limiter the concurrency limit of the request's bucket, keyed by the
+	 * request's key
+	 * @return the permit and, when one was free, the acquisition, or a stage failed with
+	 * what the store threw, with no permit held
+	 */
+	public CompletionStage<Holding> acquireHoldingAsync(PermitRequest request, ConcurrencyLimiter limiter) {
+		RateAndConcurrencyStore both = oneCallFor(request, limiter);
+		if (both == null) {
+			return CompletableFuture.supplyAsync(() -> limiter.tryAcquire(request.key()), this.waiter.executor())
+				.thenCompose((permit) -> permit.acquired() ? decideAsyncHolding(request, permit)
+						: CompletableFuture.completedFuture(new Holding(permit, null)));
+		}
+		// Started here: the caller's observation is the parent of the decision's.
+		DecisionTrace trace = trace(request);
+		return CompletableFuture.supplyAsync(() -> holdInOneCall(request, trace, limiter, both), this.waiter.executor())
+			.thenCompose((held) -> awaitDelayAsync(held.proceedAtMicros()).thenApply((done) -> held.holding()))
+			.whenCompleteAsync((holding, failure) -> {
+			}, this.waiter.executor());
+	}
+
+	/**
+	 * Returns the store that decides the request and takes the permit in one call, or
+	 * {@code null} when they take two: the request waits for permits (each wait would ask
+	 * both again), the limiter limits another bucket, or the store cannot.
+	 */
+	private @Nullable RateAndConcurrencyStore oneCallFor(PermitRequest request, ConcurrencyLimiter limiter) {
+		return (this.store instanceof RateAndConcurrencyStore both && !request.waitPolicy().waitsForPermits()
+				&& limiter.bucket().equals(request.bucket().name())) ? both : null;
+	}
+
+	/**
+	 * Takes the permit and decides the request in one store call (or, when the limiter
+	 * takes its permit alone, in two), telling the observers; the leaky bucket wait is
+	 * the caller's.
+	 */
+	private HeldStep holdInOneCall(PermitRequest request, @Nullable DecisionTrace trace, ConcurrencyLimiter limiter,
+			RateAndConcurrencyStore both) {
+		long deadline = request.waitPolicy().deadline(this.clock);
+		long askedAt = askedAt(deadline);
+		long started = startTimer();
+		long maxDelay = WaitPolicy.maxDelay(deadline, askedAt);
+		boolean enforced = request.bucket().mode() != LimitMode.SHADOW;
+		ConcurrencyLimiter.WithDecision decided = askHolding(request, trace, limiter,
+				(permits, key, limit, holder) -> both.decideHolding(request.bucket().name(), key, request.limits(),
+						request.cost(), maxDelay, permits, limit, holder, enforced),
+				started);
+		ConcurrencyPermit permit = decided.permit();
+		Decision decision = decided.rate();
+		if (decision == null) {
+			if (!permit.acquired()) {
+				if (trace != null) {
+					trace.discard();
+				}
+				return new HeldStep(new Holding(permit, null), NO_DELAY);
+			}
+			try {
+				decision = ask(request, trace, deadline, askedAt, started);
+			}
+			catch (RuntimeException ex) {
+				permit.release();
+				throw ex;
+			}
+		}
+		Step step = step(request, trace, decision, elapsed(started), false, askedAt);
+		if (!step.result().proceeds()) {
+			// Not taken when the store decided both; taken alone, it goes back.
+			permit.release();
+			return new HeldStep(new Holding(permit, Acquisition.rejected(List.of(step.result()))), NO_DELAY);
+		}
+		return new HeldStep(new Holding(permit, Acquisition.granted(List.of(step.result()))), step.proceedAtMicros());
+	}
+
+	private CompletionStage<Holding> decideAsyncHolding(PermitRequest request, ConcurrencyPermit permit) {
+		return acquireAsync(List.of(request)).handle((acquisition, failure) -> {
+			if (failure != null || !acquisition.granted()) {
+				// A release is a store call: off the caller's thread.
+				this.waiter.executor().execute(permit::release);
+			}
+			if (failure != null) {
+				throw (failure instanceof CompletionException completion) ? completion
+						: new CompletionException(failure);
+			}
+			return new Holding(permit, acquisition);
+		});
+	}
+
+	/**
+	 * Asks the limiter for its permit with the store call that decides the request too,
+	 * with the request's trace current; a failure is told to the observers and the trace,
+	 * and rethrown.
+	 */
+	private ConcurrencyLimiter.WithDecision askHolding(PermitRequest request, @Nullable DecisionTrace trace,
+			ConcurrencyLimiter limiter, ConcurrencyLimiter.OneCall call, long started) {
+		RuntimeException failure;
+		Scope scope = (trace != null) ? trace.openScope() : null;
+		try {
+			return limiter.tryAcquire(request.key(), call);
+		}
+		catch (RuntimeException ex) {
+			failure = ex;
+		}
+		finally {
+			if (scope != null) {
+				scope.close();
+			}
+		}
+		failed(request.bucket(), trace, failure, elapsed(started));
+		throw failure;
+	}
+
+	private Holding acquireHoldingInTwoCalls(PermitRequest request, ConcurrencyLimiter limiter) {
+		ConcurrencyPermit permit = limiter.tryAcquire(request.key());
+		if (!permit.acquired()) {
+			return new Holding(permit, null);
+		}
+		Acquisition acquisition;
+		try {
+			acquisition = acquire(List.of(request));
+		}
+		catch (RuntimeException ex) {
+			permit.release();
+			throw ex;
+		}
+		if (!acquisition.granted()) {
+			permit.release();
+		}
+		return new Holding(permit, acquisition);
 	}
 
 	/**
@@ -546,6 +714,24 @@ public final class Acquirer {
 		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
 				: failure;
 		return (cause instanceof RuntimeException runtime) ? runtime : new CompletionException(cause);
+	}
+
+	/**
+	 * What {@link #acquireHolding} took.
+	 *
+	 * @param permit the concurrency permit: held when {@code acquisition} is granted;
+	 * refused, with nothing decided, when no permit was free
+	 * @param acquisition the request's acquisition, or {@code null} when no permit was
+	 * free
+	 */
+	public record Holding(ConcurrencyPermit permit, @Nullable Acquisition acquisition) {
+
+	}
+
+	/**
+	 * What a request limited by both took, and when its leaky bucket delay ends.
+	 */
+	private record HeldStep(Holding holding, long proceedAtMicros) {
 	}
 
 	/**

@@ -59,6 +59,15 @@ public interface DecisionTracer {
 		 */
 		void error(RuntimeException failure);
 
+		/**
+		 * Ends the trace of a request that was not decided after all: the concurrency
+		 * limit asked in the same store call had no permit free, so its rate limits were
+		 * not asked. The default does nothing; a tracer that started something (a span)
+		 * ends it here.
+		 */
+		default void discard() {
+		}
+
 	}
 
 	/**

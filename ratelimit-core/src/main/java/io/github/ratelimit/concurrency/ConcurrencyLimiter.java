@@ -13,11 +13,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntSupplier;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 import org.jspecify.annotations.Nullable;
 
+import io.github.ratelimit.Decision;
 import io.github.ratelimit.store.RateLimitStoreException;
 import io.github.ratelimit.store.StoreUnavailableException;
 
@@ -177,9 +179,34 @@ public final class ConcurrencyLimiter {
 	 * {@link OnStoreFailure#REJECT rejects} then
 	 */
 	public ConcurrencyPermit tryAcquire(String key) {
-		ConcurrencyPermit permit = Objects.requireNonNull(ask(key, nextHolder(), null));
+		ConcurrencyPermit permit = Objects.requireNonNull(ask(key, nextHolder(), null, null, null));
 		this.observer.onAcquire(this.bucket, permit.decision(), false);
 		return permit;
+	}
+
+	/**
+	 * Takes a permit of {@code key} if one is free, without waiting, with the decision of
+	 * the bucket's rate limits made in the same store call when the store can
+	 * ({@link RateAndConcurrencyStore}). A call that fails after it was sent is made
+	 * again for the same holder, which decides nothing twice. While the store fails, or
+	 * while permits this instance counted during an outage wait to move to the store, the
+	 * permit is taken alone, as {@link #tryAcquire(String)} does, and the caller decides
+	 * the rate limits.
+	 * @param key the key, of both limits
+	 * @param call the store call that decides the rate limits and takes the permit
+	 * @return the permit and, when that call decided them, the rate limits' decision
+	 * @throws StoreUnavailableException when the store cannot answer and the limiter
+	 * {@link OnStoreFailure#REJECT rejects} then
+	 */
+	public WithDecision tryAcquire(String key, OneCall call) {
+		Objects.requireNonNull(call, "'call' must not be null");
+		@Nullable Decision[] rate = new Decision[1];
+		ConcurrencyPermit permit = Objects.requireNonNull(ask(key, nextHolder(), null, call, rate));
+		if (permit.acquired() || rate[0] == null) {
+			// A permit left free because the rate limits refused was not refused here.
+			this.observer.onAcquire(this.bucket, permit.decision(), false);
+		}
+		return new WithDecision(permit, rate[0]);
 	}
 
 	/**
@@ -218,7 +245,7 @@ public final class ConcurrencyLimiter {
 			return now - failingSince[0] < UNREACHABLE_GRACE_NANOS;
 		};
 		while (true) {
-			ConcurrencyPermit permit = ask(key, holder, askAgain);
+			ConcurrencyPermit permit = ask(key, holder, askAgain, null, null);
 			long left = deadline - System.nanoTime();
 			if (permit != null) {
 				failingSince[0] = 0;
@@ -273,9 +300,12 @@ public final class ConcurrencyLimiter {
 	 * Asks for a permit: of the store, else as the failure mode says.
 	 * @param askAgain which failures the request rather asks again after (it waits), or
 	 * {@code null} for none: such a failure returns {@code null}
+	 * @param call the store call that decides the rate limits too, or {@code null}
+	 * @param rate where the rate limits' decision goes when {@code call} made one
 	 */
 	private @Nullable ConcurrencyPermit ask(String key, String holder,
-			@Nullable Predicate<RateLimitStoreException> askAgain) {
+			@Nullable Predicate<RateLimitStoreException> askAgain, @Nullable OneCall call,
+			@Nullable Decision @Nullable [] rate) {
 		long asked = System.nanoTime();
 		ConcurrencyStore store = this.store;
 		ConcurrencyDecision decision;
@@ -284,7 +314,15 @@ public final class ConcurrencyLimiter {
 			// in
 			// the answer.
 			boolean heldLocallyBefore = !this.heldLocally.isEmpty() && this.heldLocally.containsKey(key);
-			decision = askStore(key, holder);
+			HeldDecision held = (call != null && rate != null && this.heldLocally.isEmpty())
+					? askStore(holder, () -> call.decide(this.store, key, this.limit, holder)) : null;
+			if (held != null && rate != null) {
+				decision = held.permit();
+				rate[0] = held.rate();
+			}
+			else {
+				decision = askStore(holder, () -> this.store.acquire(this.bucket, key, this.limit, holder));
+			}
 			if (heldLocallyBefore || !this.heldLocally.isEmpty()) {
 				decision = countingHeldLocally(key, holder, decision, heldLocallyBefore);
 			}
@@ -370,10 +408,10 @@ public final class ConcurrencyLimiter {
 	 * instance, a busy machine) is no outage, and counting in this JVM then would let
 	 * every instance admit its share beside the permits held in the store.
 	 */
-	private ConcurrencyDecision askStore(String key, String holder) {
+	private <T> T askStore(String holder, Supplier<T> call) {
 		for (int ask = 1;; ask++) {
 			try {
-				return this.store.acquire(this.bucket, key, this.limit, holder);
+				return call.get();
 			}
 			catch (RateLimitStoreException ex) {
 				if (ask >= ASKS || !ex.mayHaveRun()) {
@@ -435,6 +473,41 @@ public final class ConcurrencyLimiter {
 
 	private static String nextHolder() {
 		return INSTANCE + ":" + sequence.incrementAndGet();
+	}
+
+	/**
+	 * A store call that decides a request's rate limits and takes a permit of its
+	 * concurrency limit, of the same bucket and key, at once (e.g. through
+	 * {@link RateAndConcurrencyStore#decideHolding}).
+	 */
+	@FunctionalInterface
+	public interface OneCall {
+
+		/**
+		 * Makes the call.
+		 * @param permits the store this limiter keeps its permits in
+		 * @param key the key
+		 * @param limit the concurrency limit
+		 * @param holder who takes the permit
+		 * @return what was decided, or {@code null} when the store cannot decide both at
+		 * once: the permit is then taken alone
+		 * @throws RateLimitStoreException when the store cannot answer
+		 */
+		@Nullable HeldDecision decide(ConcurrencyStore permits, String key, ConcurrencyLimit limit, String holder);
+
+	}
+
+	/**
+	 * A permit asked for with the rate limits' decision in the same call.
+	 *
+	 * @param permit the permit: not {@link ConcurrencyPermit#acquired() acquired} when no
+	 * permit was free, or when the rate limits refused the request
+	 * @param rate the rate limits' decision, or {@code null} when the call made none: no
+	 * permit was free (nothing is to be decided), or the permit was taken alone (the
+	 * caller decides the rate limits)
+	 */
+	public record WithDecision(ConcurrencyPermit permit, @Nullable Decision rate) {
+
 	}
 
 	/**

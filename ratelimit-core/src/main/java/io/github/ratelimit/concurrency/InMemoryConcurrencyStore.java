@@ -1,12 +1,17 @@
 package io.github.ratelimit.concurrency;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.github.ratelimit.Decision;
+import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.TimeSource;
+import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.StoreArguments;
 
 /**
@@ -58,6 +63,68 @@ public final class InMemoryConcurrencyStore implements ConcurrencyStore {
 			return held.isEmpty() ? null : held;
 		});
 		return decision[0];
+	}
+
+	/**
+	 * Decides a request on {@code rates} and takes a permit of {@code key} for it, in one
+	 * atomic step of the key, as {@link RateAndConcurrencyStore#decideHolding} describes:
+	 * the rate limits are asked while the key's permits are held still, so no other call
+	 * sees a permit taken that a rejection then gives back.
+	 * @param rates the store of the rate limits
+	 * @param bucket the bucket name, of both limits
+	 * @param key the key within the bucket
+	 * @param limits the rate limits
+	 * @param cost the permits the request takes from the rate limits
+	 * @param maxDelayMicros the longest leaky bucket delay the caller accepts
+	 * @param limit the concurrency limit
+	 * @param holder who takes the permit
+	 * @param enforced whether a rejection keeps the permit from being taken
+	 * @return what was decided
+	 */
+	public HeldDecision decideHolding(RateLimitStore rates, String bucket, String key, List<LimitSpec> limits,
+			long cost, long maxDelayMicros, ConcurrencyLimit limit, String holder, boolean enforced) {
+		Objects.requireNonNull(holder, "'holder' must not be null");
+		StoreArguments.check(bucket, key, limits, cost);
+		long now = this.time.nowMicros();
+		HeldDecision[] decided = new HeldDecision[1];
+		this.keys.compute(Key.of(bucket, key), (k, leases) -> {
+			Map<String, Long> held = (leases != null) ? leases : new HashMap<>();
+			int expired = expire(held, now);
+			Decision rate;
+			if (held.containsKey(holder)) {
+				// Asked again after an answer that came too late: the first ask decided.
+				rate = allowedAsFar(rates.peek(bucket, key, limits), limits);
+			}
+			else if (held.size() >= limit.permits()) {
+				decided[0] = new HeldDecision(
+						new ConcurrencyDecision(false, held.size(), limit.permits(), expired, nextExpiry(held, now)),
+						null);
+				return held.isEmpty() ? null : held;
+			}
+			else {
+				rate = rates.decide(bucket, key, limits, cost, maxDelayMicros);
+			}
+			boolean holds = rate.allowed() || !enforced || held.containsKey(holder);
+			if (holds) {
+				held.put(holder, now + limit.leaseMicros());
+			}
+			decided[0] = new HeldDecision(new ConcurrencyDecision(holds, held.size(), limit.permits(), expired, 0),
+					rate);
+			return held.isEmpty() ? null : held;
+		});
+		return decided[0];
+	}
+
+	/**
+	 * What a peek says a request that was allowed has left: allowed, with no delay.
+	 */
+	private static Decision allowedAsFar(Decision peek, List<LimitSpec> limits) {
+		List<Decision> each = new ArrayList<>(limits.size());
+		for (int i = 0; i < limits.size(); i++) {
+			Decision limit = peek.limits().get(i);
+			each.add(Decision.allowed(limits.get(i), limit.remaining(), limit.resetAfterMicros(), 0));
+		}
+		return Decision.combine(each);
 	}
 
 	@Override

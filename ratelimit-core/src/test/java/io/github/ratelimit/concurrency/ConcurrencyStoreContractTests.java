@@ -32,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  */
 public abstract class ConcurrencyStoreContractTests {
 
-	private static final long SECOND = 1_000_000;
+	/** A second, in microseconds. */
+	protected static final long SECOND = 1_000_000;
 
 	/** 2027-01-15T00:00:00Z, the start of every test's clock. */
 	private static final long START = 1_799_971_200_000_000L;
@@ -274,6 +275,22 @@ public abstract class ConcurrencyStoreContractTests {
 			assertThat(this.store.holders(this.bucket, "user-" + key)).isEqualTo(Holders.NONE);
 		}
 		assertThat(acquired.get()).isGreaterThan(keys);
+	}
+
+	/**
+	 * Returns the store under test.
+	 * @return the store
+	 */
+	protected ConcurrencyStore store() {
+		return this.store;
+	}
+
+	/**
+	 * Returns the bucket of the test that runs.
+	 * @return the bucket
+	 */
+	protected String bucket() {
+		return this.bucket;
 	}
 
 	private ConcurrencyDecision acquire(String key, String holder) {

@@ -25,6 +25,11 @@ import org.jspecify.annotations.Nullable;
 import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.concurrency.ConcurrencyDecision;
+import io.github.ratelimit.concurrency.ConcurrencyLimit;
+import io.github.ratelimit.concurrency.ConcurrencyStore;
+import io.github.ratelimit.concurrency.HeldDecision;
+import io.github.ratelimit.concurrency.RateAndConcurrencyStore;
 import io.github.ratelimit.status.BreakerState;
 import io.github.ratelimit.status.FailureMode;
 import io.github.ratelimit.status.StoreStatus;
@@ -67,7 +72,7 @@ import io.github.ratelimit.store.StoreUnavailableException;
  *
  * @author ratelimit-spring-boot-starter authors
  */
-public final class FailoverRateLimitStore implements RateLimitStore, StoreStatusSource {
+public final class FailoverRateLimitStore implements RateLimitStore, RateAndConcurrencyStore, StoreStatusSource {
 
 	/**
 	 * The instances alive are the most that this many heartbeats counted: a heartbeat
@@ -419,6 +424,57 @@ public final class FailoverRateLimitStore implements RateLimitStore, StoreStatus
 		this.heard.record(bucket, key, limits, decision);
 		remember(bucket, key, limits, cost, maxDelayMicros, decision, token);
 		return decision;
+	}
+
+	/**
+	 * Decides and takes the permit in one call of the primary while it works and decides
+	 * the key itself, with the bookkeeping of {@link #decide}: a remembered rejection
+	 * answers without a call (and takes no permit), a failure counts against the primary
+	 * and is rethrown for the concurrency limiter's failure mode. Otherwise (the primary
+	 * fails, its data is being checked, the key's fallback admissions are not written
+	 * back yet) {@code null}: the permit and the decision are then asked for on their
+	 * own, each as its failure mode says.
+	 */
+	@Override
+	public @Nullable HeldDecision decideHolding(String bucket, String key, List<LimitSpec> limits, long cost,
+			long maxDelayMicros, ConcurrencyStore permits, ConcurrencyLimit limit, String holder, boolean enforced) {
+		if (!(this.primary instanceof RateAndConcurrencyStore both)) {
+			return null;
+		}
+		StoreArguments.check(bucket, key, limits, cost);
+		Decision known = answerLocally(bucket, key, limits, cost, maxDelayMicros);
+		if (known != null) {
+			// A rejected call in shadow mode runs, and needs its permit.
+			return enforced ? new HeldDecision(new ConcurrencyDecision(false, 0, limit.permits(), 0, 0), known) : null;
+		}
+		if (isDegraded() || (this.dataCheck.pending() && this.breaker.state() != BreakerState.OPEN)
+				|| this.outage.pending(bucket, key) || !this.breaker.tryAcquire()) {
+			return null;
+		}
+		long token = (this.rejections != null) ? this.rejections.token() : 0;
+		HeldDecision held;
+		try {
+			held = both.decideHolding(bucket, key, limits, cost, maxDelayMicros, permits, limit, holder, enforced);
+		}
+		catch (RateLimitStoreException ex) {
+			recordFailure(ex);
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			this.breaker.onIgnored();
+			throw ex;
+		}
+		if (held == null) {
+			this.breaker.onIgnored();
+			return null;
+		}
+		recordSuccess();
+		Decision rate = held.rate();
+		if (rate != null) {
+			this.heard.record(bucket, key, limits, rate);
+			remember(bucket, key, limits, cost, maxDelayMicros, rate, token);
+		}
+		return held;
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.ratelimit.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,8 @@ import io.github.ratelimit.Decision;
 import io.github.ratelimit.CalendarUnit;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.TimeSource;
+import io.github.ratelimit.concurrency.ConcurrencyDecision;
+import io.github.ratelimit.concurrency.HeldDecision;
 import io.github.ratelimit.store.Heartbeat;
 import io.github.ratelimit.store.RateLimitStore;
 
@@ -32,6 +35,9 @@ final class RedisDecisionProtocol {
 	 * charge or restore always sends all three; the others leave trailing unset ones out.
 	 */
 	private static final int OPTIONAL_ARGS = 3;
+
+	/** The values of {@code q}'s reply before the decision's. */
+	private static final int HELD_HEADER = 5;
 
 	/** An argument the script reads as absent: unused, or an optional one left unset. */
 	private static final String UNSET = "";
@@ -69,6 +75,25 @@ final class RedisDecisionProtocol {
 	/** Operation {@code d}: decides a request; read the reply with {@link #decision}. */
 	Call decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 		return single("d", bucket, key, limits, cost, maxDelayMicros);
+	}
+
+	/**
+	 * Operation {@code q}: decides a request and takes a permit of the concurrency limit
+	 * of its bucket and key; read the reply with {@link #heldDecision}.
+	 */
+	Call decideHolding(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros, String holder,
+			int permits, long leaseMicros, boolean enforced) {
+		String[] args = withAllOptional("q", Long.toString(cost), limits, 4);
+		int at = args.length - 4;
+		args[at - 3] = (maxDelayMicros == RateLimitStore.NO_MAX_DELAY) ? UNSET : Long.toString(maxDelayMicros);
+		args[at++] = holder;
+		args[at++] = Integer.toString(permits);
+		args[at++] = Long.toString(leaseMicros);
+		args[at] = enforced ? "1" : UNSET;
+		String[] rateKeys = this.keys.keys(bucket, key, limits);
+		String[] keys = Arrays.copyOf(rateKeys, rateKeys.length + 1);
+		keys[rateKeys.length] = this.keys.concurrencyKey(bucket, key);
+		return new Call(keys, args);
 	}
 
 	/**
@@ -221,6 +246,19 @@ final class RedisDecisionProtocol {
 	 */
 	Call leave(String instanceId) {
 		return new Call(this.keys.fleetKeys(), new String[] { "h", instanceId, "0", UNSET, UNSET });
+	}
+
+	/** Reads the reply of {@code q}. */
+	static HeldDecision heldDecision(List<Object> reply, List<LimitSpec> limits, int permits) {
+		if (reply.size() < HELD_HEADER) {
+			throw new IllegalStateException("Unexpected reply from rate_limit.lua (operation q): " + reply);
+		}
+		boolean held = ((Long) reply.get(0)) == 1L;
+		ConcurrencyDecision permit = new ConcurrencyDecision(held, ((Long) reply.get(1)).intValue(), permits,
+				((Long) reply.get(2)).intValue(), (Long) reply.get(3));
+		boolean decided = ((Long) reply.get(4)) != 0L;
+		return new HeldDecision(permit,
+				decided ? RedisBatchReply.single(reply.subList(HELD_HEADER, reply.size()), limits) : null);
 	}
 
 	/** Reads the reply of {@code d} or {@code p}. */

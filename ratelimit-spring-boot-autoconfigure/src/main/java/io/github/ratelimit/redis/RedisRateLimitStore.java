@@ -16,7 +16,9 @@ import org.springframework.util.ClassUtils;
 import io.github.ratelimit.concurrency.ConcurrencyDecision;
 import io.github.ratelimit.concurrency.ConcurrencyLimit;
 import io.github.ratelimit.concurrency.ConcurrencyStore;
+import io.github.ratelimit.concurrency.HeldDecision;
 import io.github.ratelimit.concurrency.Holders;
+import io.github.ratelimit.concurrency.RateAndConcurrencyStore;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.TimeSource;
@@ -46,7 +48,7 @@ import io.github.ratelimit.store.StoreArguments;
  *
  * @author ratelimit-spring-boot-starter authors
  */
-public final class RedisRateLimitStore implements RateLimitStore, ConcurrencyStore {
+public final class RedisRateLimitStore implements RateLimitStore, ConcurrencyStore, RateAndConcurrencyStore {
 
 	/** The default longest time Redis may take to answer a call once it is sent. */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofMillis(100);
@@ -275,6 +277,23 @@ public final class RedisRateLimitStore implements RateLimitStore, ConcurrencySto
 		List<Object> reply = concurrency("a", bucket, key, holder, limit);
 		return new ConcurrencyDecision(((Long) reply.get(0)) == 1L, ((Long) reply.get(1)).intValue(), limit.permits(),
 				((Long) reply.get(2)).intValue(), (Long) reply.get(3));
+	}
+
+	/**
+	 * Decides and takes the permit in one script call (operation {@code q}): its keys
+	 * share the hash tag of the bucket and key, so one call may touch both on a Cluster
+	 * too. Not coalesced with other calls.
+	 */
+	@Override
+	public @Nullable HeldDecision decideHolding(String bucket, String key, List<LimitSpec> limits, long cost,
+			long maxDelayMicros, ConcurrencyStore permits, ConcurrencyLimit limit, String holder, boolean enforced) {
+		if (permits != this) {
+			return null;
+		}
+		StoreArguments.check(bucket, key, limits, cost);
+		Objects.requireNonNull(holder, "'holder' must not be null");
+		return RedisDecisionProtocol.heldDecision(this.calls.call(this.protocol.decideHolding(bucket, key, limits, cost,
+				maxDelayMicros, holder, limit.permits(), limit.leaseMicros(), enforced)), limits, limit.permits());
 	}
 
 	@Override

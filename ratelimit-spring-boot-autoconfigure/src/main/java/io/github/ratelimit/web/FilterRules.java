@@ -179,6 +179,21 @@ public final class FilterRules {
 		}
 
 		/**
+		 * Returns whether the request's one rate limit and one concurrency limit are one
+		 * bucket's, keyed alike: decided in one store call
+		 * ({@link InFlightPermits#acquire(InFlightPermits.Claim, PermitRequest, Acquirer)}).
+		 * @return {@code true} when one rule with both limits applies
+		 */
+		public boolean decidesBothAtOnce() {
+			if (this.requests.size() != 1 || this.inFlight.size() != 1) {
+				return false;
+			}
+			PermitRequest request = this.requests.get(0);
+			InFlightPermits.Claim claim = this.inFlight.get(0);
+			return claim.limiter().bucket().equals(request.bucket().name()) && claim.key().equals(request.key());
+		}
+
+		/**
 		 * Returns whether a rule of the plan settles from the response.
 		 * @return {@code true} when the response must be read once complete
 		 */

@@ -10,14 +10,14 @@ import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
 import io.github.ratelimit.ManualTimeSource;
 import io.github.ratelimit.concurrency.ConcurrencyStore;
-import io.github.ratelimit.concurrency.ConcurrencyStoreContractTests;
+import io.github.ratelimit.concurrency.RateAndConcurrencyStoreContractTests;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
 
 /**
  * The concurrency contract suite against {@link RedisRateLimitStore} through Jedis
  * (Spring Data Redis), not the Lettuce path.
  */
-class JedisConcurrencyStoreTests extends ConcurrencyStoreContractTests {
+class JedisConcurrencyStoreTests extends RateAndConcurrencyStoreContractTests {
 
 	@RegisterExtension
 	static final RedisServerExtension redis = RedisServerExtension.standalone();

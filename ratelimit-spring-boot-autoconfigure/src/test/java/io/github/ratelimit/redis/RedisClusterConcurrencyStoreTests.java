@@ -12,14 +12,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import io.github.ratelimit.ManualTimeSource;
 import io.github.ratelimit.concurrency.ConcurrencyStore;
-import io.github.ratelimit.concurrency.ConcurrencyStoreContractTests;
+import io.github.ratelimit.concurrency.RateAndConcurrencyStoreContractTests;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
 
 /**
  * The concurrency contract suite against {@link RedisRateLimitStore} on a real 3-master
  * Redis Cluster: each key's permits are one key, in the slot of its hash tag.
  */
-class RedisClusterConcurrencyStoreTests extends ConcurrencyStoreContractTests {
+class RedisClusterConcurrencyStoreTests extends RateAndConcurrencyStoreContractTests {
 
 	@RegisterExtension
 	static final RedisServerExtension redis = RedisServerExtension.cluster();

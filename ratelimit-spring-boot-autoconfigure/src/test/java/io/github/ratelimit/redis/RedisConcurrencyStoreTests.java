@@ -22,7 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import io.github.ratelimit.ManualTimeSource;
 import io.github.ratelimit.concurrency.ConcurrencyLimit;
 import io.github.ratelimit.concurrency.ConcurrencyStore;
-import io.github.ratelimit.concurrency.ConcurrencyStoreContractTests;
+import io.github.ratelimit.concurrency.RateAndConcurrencyStoreContractTests;
 import io.github.ratelimit.testsupport.redis.RedisServerExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The concurrency contract suite against {@link RedisRateLimitStore} on a standalone
  * Redis, with the suite's clock passed to the script.
  */
-class RedisConcurrencyStoreTests extends ConcurrencyStoreContractTests {
+class RedisConcurrencyStoreTests extends RateAndConcurrencyStoreContractTests {
 
 	@RegisterExtension
 	static final RedisServerExtension redis = RedisServerExtension.standalone();

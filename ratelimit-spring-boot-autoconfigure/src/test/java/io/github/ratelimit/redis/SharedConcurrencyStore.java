@@ -1,21 +1,27 @@
 package io.github.ratelimit.redis;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
+import org.jspecify.annotations.Nullable;
+
+import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.ManualTimeSource;
 import io.github.ratelimit.concurrency.ConcurrencyDecision;
 import io.github.ratelimit.concurrency.ConcurrencyLimit;
 import io.github.ratelimit.concurrency.ConcurrencyStore;
+import io.github.ratelimit.concurrency.HeldDecision;
 import io.github.ratelimit.concurrency.Holders;
+import io.github.ratelimit.concurrency.RateAndConcurrencyStore;
 
 /**
  * One Redis store for every test of a concurrency contract class, on the clock of the
  * test that runs: a connection per test would cost more than the tests. Not closeable, so
  * the suite does not close it; the class closes {@link #close()} once.
  */
-final class SharedConcurrencyStore implements ConcurrencyStore {
+final class SharedConcurrencyStore implements ConcurrencyStore, RateAndConcurrencyStore {
 
 	private final AtomicReference<ManualTimeSource> clock = new AtomicReference<>();
 
@@ -77,6 +83,13 @@ final class SharedConcurrencyStore implements ConcurrencyStore {
 	@Override
 	public int releaseAll(String bucket, String key) {
 		return this.store.releaseAll(bucket, key);
+	}
+
+	@Override
+	public @Nullable HeldDecision decideHolding(String bucket, String key, List<LimitSpec> limits, long cost,
+			long maxDelayMicros, ConcurrencyStore permits, ConcurrencyLimit limit, String holder, boolean enforced) {
+		return this.store.decideHolding(bucket, key, limits, cost, maxDelayMicros,
+				(permits == this) ? this.store : permits, limit, holder, enforced);
 	}
 
 }

@@ -180,7 +180,17 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 		ConcurrencyLimiter concurrency = plan.concurrency();
 		Mono<Response> response;
 		if (concurrency == null) {
-			response = limitRate(routeId, plan, id, new Limits());
+			response = limitRate(routeId, plan, id, new Limits(), null);
+		}
+		else if (plan.definition() != null) {
+			// Rate and concurrency of the route's bucket: one store call, off the event
+			// loop; through handle, as limitRate asks.
+			response = Mono.deferContextual((context) -> Mono
+				.just(PermitRequest.of(plan.bucket(), id, plan.cost())).<CompletionStage<Acquirer
+						.Holding>>handle(
+								(request, sink) -> sink.next(this.acquirer.acquireHoldingAsync(request, concurrency)))
+				.flatMap(Mono::fromCompletionStage)
+				.flatMap((holding) -> holdUntilComplete(routeId, plan, id, InFlightPermits.of(holding), context)));
 		}
 		else {
 			// Taking a permit is a blocking store call: off the event loop.
@@ -228,21 +238,29 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 		if (plan.definition() == null) {
 			return Mono.just(limits.allow());
 		}
-		return limitRate(routeId, plan, id, limits).doOnNext((response) -> {
+		return limitRate(routeId, plan, id, limits, inFlight.acquisition()).doOnNext((response) -> {
 			if (!response.isAllowed()) {
 				this.acquirer.waiter().executor().execute(inFlight::release);
 			}
 		});
 	}
 
-	private Mono<Response> limitRate(String routeId, RoutePlan plan, String id, Limits limits) {
+	/**
+	 * Asks the route's rate limit, unless the store decided it with the permit.
+	 * @param decided the acquisition made with the permit, or {@code null}
+	 */
+	private Mono<Response> limitRate(String routeId, RoutePlan plan, String id, Limits limits,
+			@Nullable Acquisition decided) {
 		List<PermitRequest> requests = List.of(PermitRequest.of(plan.bucket(), id, plan.cost()));
 		// Through handle: Reactor makes the subscriber context's thread locals current
 		// around it, even without automatic context propagation, so the exchange's
 		// observation is the parent of the decision's.
-		return Mono.just(requests)
-			.<CompletionStage<Acquisition>>handle((toTake, sink) -> sink.next(this.acquirer.acquireAsync(toTake)))
-			.flatMap(Mono::fromCompletionStage)
+		Mono<Acquisition> decision = (decided != null) ? Mono.just(decided)
+				: Mono.just(requests)
+					.<CompletionStage<Acquisition>>handle(
+							(toTake, sink) -> sink.next(this.acquirer.acquireAsync(toTake)))
+					.flatMap(Mono::fromCompletionStage);
+		return decision
 			.transformDeferredContextual((acquired, context) -> (plan.settlement() == null) ? acquired
 					: acquired.doOnNext((acquisition) -> reserve(routeId, plan, acquisition, context)))
 			.map((acquisition) -> response(acquisition, limits));

@@ -14,6 +14,13 @@ import org.jspecify.annotations.Nullable;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.TimeSource;
+import io.github.ratelimit.concurrency.ConcurrencyDecision;
+import io.github.ratelimit.concurrency.ConcurrencyLimit;
+import io.github.ratelimit.concurrency.ConcurrencyStore;
+import io.github.ratelimit.concurrency.HeldDecision;
+import io.github.ratelimit.concurrency.Holders;
+import io.github.ratelimit.concurrency.InMemoryConcurrencyStore;
+import io.github.ratelimit.concurrency.RateAndConcurrencyStore;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.StoreArguments;
 
@@ -27,6 +34,10 @@ import io.github.ratelimit.store.StoreArguments;
  * map and writes nothing to it; the map is written when a key is created, and at most
  * about once a second per busy key to extend how long it is held.
  * <p>
+ * It keeps the permits of concurrency limits too ({@link InMemoryConcurrencyStore}), so
+ * that a request limited by the rate and the concurrency of one bucket is decided in one
+ * step ({@link RateAndConcurrencyStore}).
+ * <p>
  * Bounded: at most {@code maxKeys} keys are held (Caffeine evicts by size with W-TinyLFU,
  * which keeps frequently used keys over a flood of one-off keys), and every entry expires
  * on its own once it can no longer matter: at most its lifetime (the window; twice the
@@ -37,7 +48,7 @@ import io.github.ratelimit.store.StoreArguments;
  *
  * @author ratelimit-spring-boot-starter authors
  */
-public final class InMemoryRateLimitStore implements RateLimitStore {
+public final class InMemoryRateLimitStore implements RateLimitStore, ConcurrencyStore, RateAndConcurrencyStore {
 
 	/** Keys longer than this are replaced by their digest, bounding memory per key. */
 	public static final int MAX_RAW_KEY_LENGTH = 128;
@@ -54,8 +65,12 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	private final StoreClock clock;
 
+	/** The permits of concurrency limits, on the same clock. */
+	private final InMemoryConcurrencyStore permits;
+
 	private InMemoryRateLimitStore(Builder builder) {
 		this.clock = new StoreClock(builder.timeSource);
+		this.permits = new InMemoryConcurrencyStore(builder.timeSource);
 		Caffeine<StateKey, KeyState> caffeine = Caffeine.newBuilder()
 			.maximumSize(builder.maxKeys)
 			.ticker(this.clock)
@@ -197,6 +212,40 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			state.resetAndHold(limits, this.clock.nowMicros());
 			return state.isRetired() ? null : state;
 		});
+	}
+
+	@Override
+	public ConcurrencyDecision acquire(String bucket, String key, ConcurrencyLimit limit, String holder) {
+		return this.permits.acquire(bucket, key, limit, holder);
+	}
+
+	@Override
+	public boolean renew(String bucket, String key, ConcurrencyLimit limit, String holder) {
+		return this.permits.renew(bucket, key, limit, holder);
+	}
+
+	@Override
+	public boolean release(String bucket, String key, String holder) {
+		return this.permits.release(bucket, key, holder);
+	}
+
+	@Override
+	public Holders holders(String bucket, String key) {
+		return this.permits.holders(bucket, key);
+	}
+
+	@Override
+	public int releaseAll(String bucket, String key) {
+		return this.permits.releaseAll(bucket, key);
+	}
+
+	@Override
+	public @Nullable HeldDecision decideHolding(String bucket, String key, List<LimitSpec> limits, long cost,
+			long maxDelayMicros, ConcurrencyStore permits, ConcurrencyLimit limit, String holder, boolean enforced) {
+		if (permits != this) {
+			return null;
+		}
+		return this.permits.decideHolding(this, bucket, key, limits, cost, maxDelayMicros, limit, holder, enforced);
 	}
 
 	@Override

@@ -135,9 +135,9 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 		// Taking a concurrency permit is a blocking store call: off the event loop. The
 		// permits are released once the rest completes, fails or is cancelled (a client
 		// that goes away), and at once when a rate limit refuses.
-		Mono<Optional<InFlightPermits>> taken = Mono
-			.fromCallable(() -> Optional.of(InFlightPermits.acquire(plan.inFlight())))
-			.subscribeOn(Schedulers.boundedElastic())
+		Mono<Optional<InFlightPermits>> taken = (plan.decidesBothAtOnce() ? acquireHolding(plan)
+				: Mono.fromCallable(() -> Optional.of(InFlightPermits.acquire(plan.inFlight())))
+					.subscribeOn(Schedulers.boundedElastic()))
 			.onErrorResume(StoreUnavailableException.class, (ex) -> Mono.just(Optional.empty()));
 		return Mono.usingWhen(taken, (inFlight) -> {
 			if (inFlight.isEmpty()) {
@@ -148,8 +148,26 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 				return this.responses.writeRejection(exchange, refused.bucket(), refused.decision().asDecision());
 			}
 			this.responses.addHeaders(exchange, inFlight.get());
-			return limitRate(exchange, chain, plan);
+			Acquisition acquisition = inFlight.get().acquisition();
+			return (acquisition != null) ? proceed(exchange, chain, plan, acquisition)
+					: limitRate(exchange, chain, plan);
 		}, this::release, (inFlight, ex) -> release(inFlight), this::release);
+	}
+
+	/**
+	 * Takes the permit of a rule limiting both rate and concurrency with its decision, in
+	 * one store call off the event loop; subscribed through {@code handle}, as
+	 * {@link #acquire(List)} is.
+	 */
+	private Mono<Optional<InFlightPermits>> acquireHolding(FilterRules.Plan plan) {
+		return Mono
+			.just(plan).<CompletionStage<Acquirer
+					.Holding>>handle((
+							toTake,
+							sink) -> sink.next(this.acquirer.acquireHoldingAsync(toTake.requests().get(0),
+									toTake.inFlight().get(0).limiter())))
+			.flatMap(Mono::fromCompletionStage)
+			.map((holding) -> Optional.of(InFlightPermits.of(holding)));
 	}
 
 	private Mono<Void> limitRate(ServerWebExchange exchange, WebFilterChain chain, FilterRules.Plan plan) {

@@ -107,7 +107,9 @@ public class RateLimitFilter extends OncePerRequestFilter {
 		}
 		InFlightPermits inFlight;
 		try {
-			inFlight = InFlightPermits.acquire(plan.inFlight());
+			inFlight = plan.decidesBothAtOnce()
+					? InFlightPermits.acquire(plan.inFlight().get(0), plan.requests().get(0), this.acquirer)
+					: InFlightPermits.acquire(plan.inFlight());
 		}
 		catch (StoreUnavailableException ex) {
 			this.responses.writeUnavailable(request, response);
@@ -121,8 +123,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 		this.responses.addHeaders(request, response, inFlight);
 		boolean handedOn = false;
 		try {
-			Acquisition acquisition = null;
-			if (!plan.requests().isEmpty()) {
+			Acquisition acquisition = inFlight.acquisition();
+			if (acquisition == null && !plan.requests().isEmpty()) {
 				try {
 					acquisition = this.acquirer.acquire(plan.requests());
 				}
@@ -130,6 +132,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 					this.responses.writeUnavailable(request, response);
 					return;
 				}
+			}
+			if (acquisition != null) {
 				for (RateLimitResult result : acquisition.results()) {
 					this.responses.addHeaders(request, response, result);
 				}
