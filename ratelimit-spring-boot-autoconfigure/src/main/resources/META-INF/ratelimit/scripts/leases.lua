@@ -1,8 +1,10 @@
--- leases.lua: the functions on one concurrency limit's permits that concurrency.lua and rate_limit.lua's
--- operation q share. Included where now (µs) and ttl_slack (ms) are defined.
--- A key   <prefix>:{<bucket>:<key>}:cc   zset holder -> the end of its lease, µs; expires with the latest
---                                         lease (plus ttl_slack ms)
--- Mirrors io.github.ratelimit.concurrency.InMemoryConcurrencyStore.java
+-- leases.lua: the functions on a concurrency limit's permits that concurrency.lua and claim.lua share.
+-- KEYS      <prefix>:{<bucket>:<key>}:cc   zset holder -> the end of its lease, µs; expires with the latest
+--                                           lease (plus ttl_slack ms)
+-- Defines   expire_leases(key), next_expiry(key), lease_to(key, holder, lease), locals of the block that
+--           includes it, where now (µs) and ttl_slack (ms) are defined
+-- Returns   each function's result, below
+-- Mirrors   io.github.ratelimit.concurrency.InMemoryConcurrencyStore.java
 
 -- A lease that ends at now has ended; a holder that neither renewed nor released it is gone. Every
 -- operation of a call runs at one now, so a key is swept once.

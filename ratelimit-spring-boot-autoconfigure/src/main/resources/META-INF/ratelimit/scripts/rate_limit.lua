@@ -7,13 +7,12 @@
 --           i (type and expiry: its algorithm's file); a limit whose algorithm, window or segments changes
 --           has a key of its own. Then KEYS[i]:d for each limit, its debt (debt.lua), then KEYS[i]:p for
 --           each limit with a penalty (penalty.lua), in the limits' order. All share the hash tag
---           {<bucket>:<key>} (one Redis Cluster slot); the script touches no other key. For q, last: the
---           concurrency limit's permits, <prefix>:{<bucket>:<key>}:cc (leases.lua).
+--           {<bucket>:<key>} (one Redis Cluster slot); the script touches no other key (q: one more, last).
 -- ARGV[1]   operation: d = decide, p = peek, r = refund, x = reset, b = decide a batch, c = charge
 --           (take permits whether or not a request would be allowed), u = restore (charge only when
 --           every limit is full), o = owe (take permits even past the limit, each limit on its own),
 --           h = heartbeat of an instance, k = a concurrency limit (heartbeat.lua, concurrency.lua: own ARGV),
---           q = decide and take a permit of the concurrency limit of the same bucket and key, in one step
+--           q = d, taking a permit of the bucket and key's concurrency limit too (claim.lua: ARGV, reply)
 -- ARGV[2]   cost: permits taken (d, o), given back (r); 1 for p; up to 2^63 - 1. For b: the number of
 --           decisions n. For c and u: unused (the costs follow).
 -- ARGV[3..] the limits in KEYS order, each a code and its parameters: fw, sl, sw: limit, window µs; fc
@@ -25,14 +24,7 @@
 --           three are sent, then the n decisions as runs of identical ones: each run's number of requests,
 --           their cost and their longest delay ("" = none). For c and u all three are sent, then one cost
 --           per limit (a window counts them all, up to a debt of one limit; a bucket takes what it has).
---           For q all three are sent, then the concurrency limit's holder, permits, lease µs, and "1" when a
---           rejection keeps the permit from being taken ("" in shadow mode, where a rejected call runs).
--- Returns   q: { 1 when the holder holds a permit after the call, else 0, permits in flight, leases found
---           expired, µs until the earliest lease ends (when no permit was free, else 0), 0 when no permit
---           was free (and nothing was decided), 1 when decided, 2 when the holder held a permit already (an
---           ask repeated after an answer came too late: the first ran and decided, so this one only peeks
---           and answers allowed) }, then d's reply when decided.
---           d, p: per limit { allowed 1, or 0, or -1 when rejected and a penalty started, remaining,
+-- Returns   d, p: per limit { allowed 1, or 0, or -1 when rejected and a penalty started, remaining,
 --           reset_after µs, delay µs if allowed else retry_after µs (-1 = never) }; o: per limit the permits
 --           taken from what it had left (the rest is owed); r, x, c: {}; u: { 1 } when taken, else { 0 }.
 --           b: per run { admitted k, records m, base, base fraction, step, step fraction }, m replies as d
@@ -47,30 +39,13 @@
 -- used: Redis makes a closure each time a definition runs, so a call makes only those it uses.
 
 local op = ARGV[1]
--- Operation q's last key is its concurrency limit's, not a limit's.
-local claim_keys = (op == 'q') and 1 or 0
 if op == 'h' then
   --+ heartbeat.lua
 elseif op == 'k' then
   --+ concurrency.lua
 end
 local max, cost = math.max, tonumber(ARGV[2])
--- A first walk checks every code before any limit runs, counts the limits, finds the optional arguments.
-local count, penalties, arg = 0, 0, 3
-while true do
-  local code = ARGV[arg]
-  if code == '!' then
-    penalties, arg = penalties + 1, arg + 2
-  elseif code == 'tb' or code == 'gcra' or code == 'lb' or code == 'swc' or code == 'fc' then
-    count, arg = count + 1, arg + ((code == 'fc') and 5 or 4)
-  elseif code == 'fw' or code == 'sw' or code == 'sl' then
-    count, arg = count + 1, arg + 3
-  elseif 2 * count + penalties < #KEYS - claim_keys then
-    return redis.error_reply('ERR rate_limit.lua: unknown algorithm code ' .. tostring(code))
-  else
-    break
-  end
-end
+--+ limits.lua
 local max_delay, now, ttl_slack = tonumber(ARGV[arg]), tonumber(ARGV[arg + 1]), tonumber(ARGV[arg + 2]) or 0
 -- With callers' clocks (time-source local; tests) instances may disagree on now: no algorithm goes back
 -- to an older window, drops a permit another counted or gives back time for a caller that is behind, and
@@ -81,24 +56,10 @@ if not now then
   now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 end
 if op == 'x' then return redis.call('DEL', unpack(KEYS)) and {} end
--- q: the concurrency limit is asked first, as a permit and a decision taken one after the other would be: a
--- call refused for lack of a permit takes nothing from the rate limits. Its permit is taken at the end,
--- once the decision allows.
+-- q: the concurrency limit first; no permit free, and the rate limits are not asked.
 local claim
 if op == 'q' then
-  --+ leases.lua
-  local key, holder = KEYS[#KEYS], ARGV[arg + 3]
-  local expired = expire_leases(key)
-  local held = redis.call('ZCARD', key)
-  claim = { key = key, holder = holder, lease = tonumber(ARGV[arg + 5]), enforced = ARGV[arg + 6] == '1',
-    expired = expired, held = held, lease_to = lease_to, again = redis.call('ZSCORE', key, holder) ~= false }
-  if claim.again then
-    op = 'p'
-  elseif held >= tonumber(ARGV[arg + 4]) then
-    return { 0, held, expired, next_expiry(key), 0 }
-  else
-    op = 'd'
-  end
+  --+ claim.lua
 end
 local charges = arg + 2 -- where the costs of a charge (c, u) start, after the optional arguments
 -- A batch is n decisions in runs of identical ones, each run's count, cost and delay bound read before it.
@@ -119,8 +80,6 @@ local states, backlogs, fractions, limits = { false, false, false, false, false 
 -- identical: the requests of the run not yet decided (another call is a run of one); admitted: how many
 -- of them one decision took at once; base: that limit's state before them; step: what each added to it.
 local identical, admitted, base, base_fraction, step, step_fraction = 1, 1, 0, 0, 0, 0
--- Whether the last decision allowed, for q.
-local granted = false
 while requests > 0 do
   local head = out
   if batch then
@@ -213,7 +172,6 @@ while requests > 0 do
           end
         end
       end
-      granted = all_allowed
       if not all_allowed or op ~= 'd' then
         break
       end
@@ -230,18 +188,6 @@ for key, ahead in pairs(backlogs) do
   bucket_write(key, ahead, fractions[key], limits[key], now, ttl_slack)
 end
 if claim then
-  -- Asked again: the first ask allowed and took the permit; its peek answers allowed, with no delay.
-  if claim.again then
-    for i = 1, count do
-      reply[4 * i - 3], reply[4 * i] = 1, 0
-    end
-  end
-  local holds = claim.again or granted or not claim.enforced
-  local in_flight = claim.held + (holds and claim.lease_to(claim.key, claim.holder, claim.lease) or 0)
-  local result = { holds and 1 or 0, in_flight, claim.expired, 0, claim.again and 2 or 1 }
-  for i = 1, #reply do
-    result[5 + i] = reply[i]
-  end
-  return result
+  return claim.reply(reply, count)
 end
 return restoring and { 1 } or reply

@@ -27,8 +27,21 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.redisson.config.SingleServerConfig;
 
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.Acquisition;
+import io.github.ratelimit.acquire.Bucket;
+import io.github.ratelimit.acquire.PermitRequest;
 import io.github.ratelimit.concurrency.ConcurrencyDecision;
 import io.github.ratelimit.concurrency.ConcurrencyLimit;
+import io.github.ratelimit.concurrency.ConcurrencyLimiter;
+import io.github.ratelimit.concurrency.ConcurrencyPermit;
+import io.github.ratelimit.concurrency.LeaseRenewer;
+import io.github.ratelimit.concurrency.OnStoreFailure;
+import io.github.ratelimit.failover.FailoverRateLimitStore;
+import io.github.ratelimit.status.FailureMode;
+import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
 
 /**
@@ -75,6 +88,13 @@ final class ConcurrencyComparison {
 
 	static final String COMPARISON = "redis-concurrency-vs-redisson-semaphore";
 
+	/**
+	 * A request limited by the rate and the concurrency of one bucket: one script call
+	 * for the permit and the decision (ours) against the permit and the decision in two
+	 * ({@code two-calls}), each then releasing its permit.
+	 */
+	static final String BOTH = "redis-rate-and-concurrency-one-call-vs-two";
+
 	/** The most a key may have: never reached by 64 operations in flight. */
 	static final int PERMITS = ConcurrencyLimit.MAX_PERMITS;
 
@@ -114,6 +134,117 @@ final class ConcurrencyComparison {
 				redis.waitFor(10, TimeUnit.SECONDS);
 			}
 		}
+	}
+
+	/**
+	 * Runs {@link #BOTH}: {@code Main redis-rate-and-concurrency}, with the options of
+	 * {@code redis-concurrency}; variants {@code c4-100k} and {@code c64-100k} (requests
+	 * in flight, 100,000 keys).
+	 * @param options the options
+	 * @throws Exception when a run fails
+	 */
+	static void mainBoth(Options options) throws Exception {
+		int port = options.intValue("redis-port", 0);
+		Process redis = null;
+		if (port == 0) {
+			port = freePort();
+			redis = startRedis(port);
+		}
+		try {
+			ConcurrencyComparison comparison = new ConcurrencyComparison(port, options);
+			List<Measurement> measurements = new ArrayList<>();
+			measurements.addAll(comparison.compareBoth("c4-100k", 4, 100_000));
+			measurements.addAll(comparison.compareBoth("c64-100k", 64, 100_000));
+			Measurement.append(options.csv(), measurements);
+			double busyCores = MachineLoad.busyCores(options);
+			for (Ratios.Ratio ratio : Ratios.of(measurements, busyCores)) {
+				if (ratio.comparison().equals(BOTH) && !ratio.headline()) {
+					System.out.printf(Locale.ROOT,
+							"  %s: one call %.0f ops/s (%.0f-%.0f), two calls %.0f ops/s (%.0f-%.0f), ratio %.3f %s%n",
+							ratio.variant(), ratio.ours().median(), ratio.ours().min(), ratio.ours().max(),
+							ratio.theirs().median(), ratio.theirs().min(), ratio.theirs().max(), ratio.value(),
+							ratio.range());
+				}
+			}
+		}
+		finally {
+			if (redis != null) {
+				redis.destroy();
+				redis.waitFor(10, TimeUnit.SECONDS);
+			}
+		}
+	}
+
+	private List<Measurement> compareBoth(String variant, int inFlight, int keys) throws Exception {
+		System.out.printf("%s %s: %d in flight, %d key(s)%n", BOTH, variant, inFlight, keys);
+		redis(RedisCommands::flushall);
+		Duration trial = this.options.duration("trial", Duration.ofSeconds(3));
+		int trials = this.options.intValue("trials", 5);
+		List<Measurement> measurements = new ArrayList<>();
+		try (Contender one = both("ours", true, keys); Contender two = both("two-calls", false, keys)) {
+			Map<String, Contender> sides = new LinkedHashMap<>();
+			sides.put(one.name, one);
+			sides.put(two.name, two);
+			for (Contender contender : sides.values()) {
+				check(LoadLoop.run(contender.call, inFlight, keys, this.options.duration("warmup", trial)), contender);
+			}
+			PairedTrials pairs = PairedTrials.run(List.copyOf(sides.keySet()), trials, this.load, "ops/s", (side) -> {
+				Contender contender = Objects.requireNonNull(sides.get(side));
+				return PairedTrials.Figures
+					.throughput(check(LoadLoop.run(contender.call, inFlight, keys, trial), contender).opsPerSecond());
+			});
+			Map<String, String> impls = new LinkedHashMap<>();
+			sides.keySet().forEach((side) -> impls.put(side, side));
+			measurements.addAll(pairs.measurements(BOTH, variant, impls));
+			for (Contender contender : sides.values()) {
+				measurements.add(Measurement.of(BOTH, variant, contender.name, "rejections", "operations",
+						new double[] { contender.rejected.sum() }));
+			}
+		}
+		return measurements;
+	}
+
+	/**
+	 * A request on a rule with both limits as an application makes it: the acquirer on
+	 * Redis behind its failure mode, the bucket's concurrency limiter on Redis; the
+	 * permit released once the request is done.
+	 */
+	private Contender both(String name, boolean oneCall, int keys) {
+		String[] keyNames = keyNames(keys);
+		RedisClient client = RedisClient.create(this.uri);
+		RedisRateLimitStore store = RedisRateLimitStore.builder(client).timeout(Duration.ofSeconds(2)).build();
+		store.start(Duration.ofSeconds(5));
+		FailoverRateLimitStore failover = new FailoverRateLimitStore(store, InMemoryRateLimitStore.create(),
+				FailureMode.FALLBACK);
+		Acquirer acquirer = Acquirer.builder(failover).build();
+		LeaseRenewer renewer = new LeaseRenewer();
+		ConcurrencyLimiter limiter = new ConcurrencyLimiter(store, BUCKET, new ConcurrencyLimit(PERMITS, LEASE),
+				renewer, List.of(), OnStoreFailure.REJECT);
+		Bucket bucket = Bucket.of(BUCKET, LimitSpec.of(1_000_000_000L, "1h", Algorithm.SLIDING_WINDOW));
+		LongAdder rejected = new LongAdder();
+		return new Contender(name, (i) -> {
+			PermitRequest request = PermitRequest.of(bucket, keyNames[i], 1);
+			ConcurrencyPermit permit;
+			Acquisition acquisition;
+			if (oneCall) {
+				Acquirer.Holding holding = acquirer.acquireHolding(request, limiter);
+				permit = holding.permit();
+				acquisition = holding.acquisition();
+			}
+			else {
+				permit = limiter.tryAcquire(keyNames[i]);
+				acquisition = permit.acquired() ? acquirer.acquire(List.of(request)) : null;
+			}
+			if (acquisition == null || !acquisition.granted() || !permit.acquired()) {
+				rejected.increment();
+			}
+			permit.release();
+			return DONE;
+		}, rejected, () -> {
+			renewer.close();
+			failover.close();
+			client.shutdown();
+		});
 	}
 
 	private void run() throws Exception {

@@ -9,6 +9,7 @@ import java.util.Arrays;
  * redis-memory   Redis bytes per key per algorithm at 100,000 keys          --redis-port=N
  * redis-clients  Redis store on Lettuce vs on Jedis, one hot key            --redis-port=N
  * redis-concurrency  concurrency limit vs Redisson RPermitExpirableSemaphore, 1 and 100,000 keys
+ * redis-rate-and-concurrency  rate and concurrency of one bucket: one script call vs two
  *                [--redis-port=N; without it, starts a redis-server of its own] (ConcurrencyComparison)
  * http           sample app limited vs unlimited                            --limited=URL --unlimited=URL ...
  * http-starter   http-app: our starter vs bucket4j-spring-boot-starter      --ours=URL --bucket4j-starter=URL --unlimited=URL
@@ -34,7 +35,7 @@ public final class Main {
 	public static void main(String[] args) throws Exception {
 		if (args.length == 0) {
 			throw new IllegalArgumentException(
-					"Usage: Main memory|redis|redis-memory|redis-clients|redis-concurrency|http|http-starter|report|pictures [--name=value ...]; args were "
+					"Usage: Main memory|redis|redis-memory|redis-clients|redis-concurrency|redis-rate-and-concurrency|http|http-starter|report|pictures [--name=value ...]; args were "
 							+ Arrays.toString(args));
 		}
 		Options options = new Options(args, 1);
@@ -54,6 +55,9 @@ public final class Main {
 			case "redis-concurrency":
 				ConcurrencyComparison.main(options);
 				break;
+			case "redis-rate-and-concurrency":
+				ConcurrencyComparison.mainBoth(options);
+				break;
 			case "http":
 				HttpComparison.main(options);
 				break;
@@ -68,7 +72,7 @@ public final class Main {
 				break;
 			default:
 				throw new IllegalArgumentException("Unknown command '" + args[0]
-						+ "': memory, redis, redis-memory, redis-clients, redis-concurrency, http, http-starter, report or pictures");
+						+ "': memory, redis, redis-memory, redis-clients, redis-concurrency, redis-rate-and-concurrency, http, http-starter, report or pictures");
 		}
 		System.exit(0);
 	}

@@ -1,5 +1,6 @@
 package io.github.ratelimit.web;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -11,6 +12,10 @@ import io.github.ratelimit.Algorithm;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.acquire.Bucket;
 import io.github.ratelimit.acquire.PermitRequest;
+import io.github.ratelimit.concurrency.ConcurrencyLimit;
+import io.github.ratelimit.concurrency.ConcurrencyLimiter;
+import io.github.ratelimit.concurrency.InMemoryConcurrencyStore;
+import io.github.ratelimit.concurrency.LeaseRenewer;
 import io.github.ratelimit.expression.NullKeyPolicy;
 import io.github.ratelimit.expression.RateLimitExpressions;
 
@@ -32,6 +37,30 @@ class FilterRulesTests {
 	private final Bucket site = Bucket.of("site", LimitSpec.of(100, "1m", Algorithm.TOKEN_BUCKET));
 
 	private final PathContainer loginPath = PathContainer.parsePath("/login");
+
+	@Test
+	void onlyOneRateAndOneConcurrencyLimitOfOneBucketAndKeyAreDecidedAtOnce() {
+		try (LeaseRenewer renewer = new LeaseRenewer()) {
+			ConcurrencyLimiter loginInFlight = new ConcurrencyLimiter(new InMemoryConcurrencyStore(), "login",
+					new ConcurrencyLimit(2, Duration.ofSeconds(30)), renewer, List.of());
+			PermitRequest ann = PermitRequest.of(this.login, "ann", 1);
+			assertThat(new FilterRules.Plan(List.of(ann), List.of(),
+					List.of(new InFlightPermits.Claim(loginInFlight, "ann")), null)
+				.decidesBothAtOnce()).isTrue();
+			assertThat(new FilterRules.Plan(List.of(ann), List.of(),
+					List.of(new InFlightPermits.Claim(loginInFlight, "bob")), null)
+				.decidesBothAtOnce()).as("another key").isFalse();
+			assertThat(new FilterRules.Plan(List.of(PermitRequest.of(this.site, "ann", 1)), List.of(),
+					List.of(new InFlightPermits.Claim(loginInFlight, "ann")), null)
+				.decidesBothAtOnce()).as("another bucket").isFalse();
+			assertThat(new FilterRules.Plan(List.of(ann, PermitRequest.of(this.site, "", 1)), List.of(),
+					List.of(new InFlightPermits.Claim(loginInFlight, "ann")), null)
+				.decidesBothAtOnce()).as("two rate limits").isFalse();
+			assertThat(new FilterRules.Plan(List.of(ann), List.of(), List.of(), null).decidesBothAtOnce())
+				.as("no concurrency limit")
+				.isFalse();
+		}
+	}
 
 	@Test
 	void firstMatchShouldAskOnlyTheFirstMatchingRule() {

@@ -6,6 +6,11 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import io.github.ratelimit.Algorithm;
+import io.github.ratelimit.LimitSpec;
+import io.github.ratelimit.acquire.Acquirer;
+import io.github.ratelimit.acquire.Bucket;
+import io.github.ratelimit.acquire.PermitRequest;
 import io.github.ratelimit.concurrency.ConcurrencyDecision;
 import io.github.ratelimit.concurrency.ConcurrencyLimit;
 import io.github.ratelimit.concurrency.ConcurrencyLimiter;
@@ -15,6 +20,7 @@ import io.github.ratelimit.concurrency.InMemoryConcurrencyStore;
 import io.github.ratelimit.concurrency.LeaseRenewer;
 import io.github.ratelimit.concurrency.OnStoreFailure;
 import io.github.ratelimit.store.StoreUnavailableException;
+import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -74,6 +80,33 @@ class InFlightPermitsTests {
 	void noClaimsHoldNothing() {
 		assertThat(InFlightPermits.acquire(List.of())).isSameAs(InFlightPermits.NONE);
 		assertThat(InFlightPermits.NONE.granted()).isTrue();
+	}
+
+	@Test
+	void aRuleWithBothLimitsTakesItsPermitWithItsDecision() {
+		InMemoryRateLimitStore both = InMemoryRateLimitStore.create();
+		Acquirer acquirer = Acquirer.builder(both).build();
+		ConcurrencyLimiter reports = limiter("reports", 1, both, OnStoreFailure.LOCAL);
+		Bucket twoAnHour = Bucket.of("reports", LimitSpec.of(2, "1h", Algorithm.FIXED_WINDOW));
+		InFlightPermits first = InFlightPermits.acquire(new InFlightPermits.Claim(reports, "k"),
+				PermitRequest.of(twoAnHour, "k", 1), acquirer);
+		assertThat(first.granted()).isTrue();
+		assertThat(first.held()).hasSize(1);
+		assertThat(first.acquisition().granted()).isTrue();
+		InFlightPermits busy = InFlightPermits.acquire(new InFlightPermits.Claim(reports, "k"),
+				PermitRequest.of(twoAnHour, "k", 1), acquirer);
+		assertThat(busy.granted()).isFalse();
+		assertThat(busy.acquisition()).as("not decided").isNull();
+		first.release();
+		InFlightPermits second = InFlightPermits.acquire(new InFlightPermits.Claim(reports, "k"),
+				PermitRequest.of(twoAnHour, "k", 1), acquirer);
+		second.release();
+		InFlightPermits limited = InFlightPermits.acquire(new InFlightPermits.Claim(reports, "k"),
+				PermitRequest.of(twoAnHour, "k", 1), acquirer);
+		assertThat(limited.granted()).as("no concurrency limit refused it").isTrue();
+		assertThat(limited.held()).isEmpty();
+		assertThat(limited.acquisition().granted()).isFalse();
+		assertThat(both.holders("reports", "k")).isEqualTo(Holders.NONE);
 	}
 
 	private ConcurrencyLimiter limiter(String bucket, int permits, ConcurrencyStore store, OnStoreFailure failure) {
