@@ -30,6 +30,9 @@ public class DefaultRateLimitObservationConvention implements RateLimitObservati
 
 	private static final KeyValue OUTCOME_ERROR = KeyValue.of(DecisionKeyNames.OUTCOME, "error");
 
+	/** A request its concurrency limit refused in the same store call: not decided. */
+	private static final KeyValue OUTCOME_NO_PERMIT = KeyValue.of(DecisionKeyNames.OUTCOME, "no_permit");
+
 	private static final KeyValue DEGRADED = KeyValue.of(DecisionKeyNames.DEGRADED, "true");
 
 	private static final KeyValue NOT_DEGRADED = KeyValue.of(DecisionKeyNames.DEGRADED, "false");
@@ -80,6 +83,9 @@ public class DefaultRateLimitObservationConvention implements RateLimitObservati
 		RateLimitResult result = context.getResult();
 		if (result != null) {
 			return KeyValue.of(DecisionKeyNames.OUTCOME, result.outcome().tagValue());
+		}
+		if (context.isNoPermit()) {
+			return OUTCOME_NO_PERMIT;
 		}
 		return (context.getError() != null) ? OUTCOME_ERROR : OUTCOME_UNKNOWN;
 	}

@@ -106,6 +106,12 @@ public final class ObservationDecisionTracer implements DecisionTracer {
 		}
 
 		@Override
+		public void discard() {
+			this.context.setNoPermit();
+			this.observation.stop();
+		}
+
+		@Override
 		public void error(RuntimeException failure) {
 			this.observation.error(failure);
 			this.observation.stop();

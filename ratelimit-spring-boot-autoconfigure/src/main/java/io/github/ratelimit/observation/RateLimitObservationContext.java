@@ -21,6 +21,8 @@ public class RateLimitObservationContext extends Observation.Context {
 
 	private @Nullable RateLimitResult result;
 
+	private boolean noPermit;
+
 	/**
 	 * Creates the context of one request's decision.
 	 * @param request the request
@@ -61,6 +63,22 @@ public class RateLimitObservationContext extends Observation.Context {
 	 */
 	public void setResult(RateLimitResult result) {
 		this.result = result;
+	}
+
+	/**
+	 * Returns whether the request was not decided after all: the concurrency limit asked
+	 * in the same store call had no permit free.
+	 * @return {@code true} when no permit was free
+	 */
+	public boolean isNoPermit() {
+		return this.noPermit;
+	}
+
+	/**
+	 * Marks the request as not decided for lack of a concurrency permit.
+	 */
+	public void setNoPermit() {
+		this.noPermit = true;
 	}
 
 }

@@ -24,6 +24,9 @@ import io.github.ratelimit.acquire.LimitMode;
 import io.github.ratelimit.acquire.ManualWaiter;
 import io.github.ratelimit.acquire.PermitRequest;
 import io.github.ratelimit.acquire.WaitPolicy;
+import io.github.ratelimit.concurrency.ConcurrencyLimit;
+import io.github.ratelimit.concurrency.ConcurrencyLimiter;
+import io.github.ratelimit.concurrency.LeaseRenewer;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.StoreUnavailableException;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
@@ -108,6 +111,26 @@ class ObservationDecisionTracerTests {
 		acquirer.tryAcquire(PermitRequest.of(shadow, "alice", 1));
 		assertThat(this.registry).hasNumberOfObservationsWithNameEqualTo("ratelimit.decision", 4);
 		assertThat(outcomes()).containsExactly("allowed", "rejected", "allowed", "shadow_rejected");
+	}
+
+	@Test
+	void aRequestWhoseConcurrencyLimitHadNoPermitFreeInTheSameCallIsNotDecided() {
+		InMemoryRateLimitStore both = InMemoryRateLimitStore.builder().timeSource(this.time).build();
+		Acquirer acquirer = Acquirer.builder(both)
+			.waiter(new ManualWaiter(this.time))
+			.tracer(new ObservationDecisionTracer(this.registry, both.name(), null, null, false))
+			.build();
+		Bucket reports = Bucket.of("reports", LimitSpec.of(5, "1m", Algorithm.FIXED_WINDOW));
+		try (LeaseRenewer renewer = new LeaseRenewer()) {
+			ConcurrencyLimiter limiter = new ConcurrencyLimiter(both, "reports",
+					new ConcurrencyLimit(1, Duration.ofSeconds(30)), renewer, List.of());
+			Acquirer.Holding held = acquirer.acquireHolding(PermitRequest.of(reports, "alice", 1), limiter);
+			Acquirer.Holding refused = acquirer.acquireHolding(PermitRequest.of(reports, "alice", 1), limiter);
+			assertThat(refused.acquisition()).isNull();
+			held.permit().release();
+		}
+		assertThat(outcomes()).containsExactly("allowed", "no_permit");
+		assertThat(this.registry).hasNumberOfObservationsWithNameEqualTo("ratelimit.decision", 2);
 	}
 
 	@Test
