@@ -21,7 +21,7 @@ import io.github.ratelimit.concurrency.Holders;
 import io.github.ratelimit.concurrency.LeaseRenewer;
 import io.github.ratelimit.concurrency.OnStoreFailure;
 import io.github.ratelimit.concurrency.RateAndConcurrencyStore;
-import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.ForwardingRateLimitStore;
 import io.github.ratelimit.store.RateLimitStoreException;
 import io.github.ratelimit.store.StoreUnavailableException;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
@@ -192,7 +192,8 @@ class AcquirerHoldingTests {
 	 * The memory store, counting the calls that reach it; it can fail every one-step
 	 * call, or answer some too late (after running them).
 	 */
-	private static final class CountingStore implements RateLimitStore, ConcurrencyStore, RateAndConcurrencyStore {
+	private static final class CountingStore extends ForwardingRateLimitStore
+			implements ConcurrencyStore, RateAndConcurrencyStore {
 
 		private final InMemoryRateLimitStore delegate;
 
@@ -207,6 +208,7 @@ class AcquirerHoldingTests {
 		private volatile boolean failing;
 
 		CountingStore(InMemoryRateLimitStore delegate) {
+			super(delegate);
 			this.delegate = delegate;
 		}
 
@@ -233,27 +235,7 @@ class AcquirerHoldingTests {
 		@Override
 		public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
 			this.decide.incrementAndGet();
-			return this.delegate.decide(bucket, key, limits, cost, maxDelayMicros);
-		}
-
-		@Override
-		public void refund(String bucket, String key, List<LimitSpec> limits, long cost) {
-			this.delegate.refund(bucket, key, limits, cost);
-		}
-
-		@Override
-		public Decision peek(String bucket, String key, List<LimitSpec> limits) {
-			return this.delegate.peek(bucket, key, limits);
-		}
-
-		@Override
-		public void reset(String bucket, String key, List<LimitSpec> limits) {
-			this.delegate.reset(bucket, key, limits);
-		}
-
-		@Override
-		public String name() {
-			return "counting";
+			return super.decide(bucket, key, limits, cost, maxDelayMicros);
 		}
 
 		@Override

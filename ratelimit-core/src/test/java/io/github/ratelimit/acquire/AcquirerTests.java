@@ -17,6 +17,7 @@ import io.github.ratelimit.Decision;
 import io.github.ratelimit.LimitSpec;
 import io.github.ratelimit.ManualTimeSource;
 import io.github.ratelimit.TimeSource;
+import io.github.ratelimit.store.ForwardingRateLimitStore;
 import io.github.ratelimit.store.RateLimitStore;
 import io.github.ratelimit.store.StoreUnavailableException;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
@@ -369,7 +370,7 @@ class AcquirerTests {
 	/**
 	 * Fails every call for one bucket as an unreachable Redis does.
 	 */
-	private static final class FailingStore extends ForwardingStore {
+	private static final class FailingStore extends ForwardingRateLimitStore {
 
 		private final String failingBucket;
 
@@ -402,7 +403,7 @@ class AcquirerTests {
 	 * Answers asynchronous decisions only when the test says so, as a network store's I/O
 	 * thread does.
 	 */
-	private static final class DeferredStore extends ForwardingStore {
+	private static final class DeferredStore extends ForwardingRateLimitStore {
 
 		private final List<Runnable> pending = new ArrayList<>();
 
@@ -421,44 +422,6 @@ class AcquirerTests {
 		void complete() {
 			this.pending.forEach(Runnable::run);
 			this.pending.clear();
-		}
-
-	}
-
-	/**
-	 * A store that passes every call on.
-	 */
-	private abstract static class ForwardingStore implements RateLimitStore {
-
-		private final RateLimitStore delegate;
-
-		ForwardingStore(RateLimitStore delegate) {
-			this.delegate = delegate;
-		}
-
-		@Override
-		public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
-			return this.delegate.decide(bucket, key, limits, cost, maxDelayMicros);
-		}
-
-		@Override
-		public void refund(String bucket, String key, List<LimitSpec> limits, long cost) {
-			this.delegate.refund(bucket, key, limits, cost);
-		}
-
-		@Override
-		public Decision peek(String bucket, String key, List<LimitSpec> limits) {
-			return this.delegate.peek(bucket, key, limits);
-		}
-
-		@Override
-		public void reset(String bucket, String key, List<LimitSpec> limits) {
-			this.delegate.reset(bucket, key, limits);
-		}
-
-		@Override
-		public String name() {
-			return "forwarding";
 		}
 
 	}

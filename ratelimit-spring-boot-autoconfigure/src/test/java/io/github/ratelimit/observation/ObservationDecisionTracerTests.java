@@ -27,7 +27,7 @@ import io.github.ratelimit.acquire.WaitPolicy;
 import io.github.ratelimit.concurrency.ConcurrencyLimit;
 import io.github.ratelimit.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.concurrency.LeaseRenewer;
-import io.github.ratelimit.store.RateLimitStore;
+import io.github.ratelimit.store.ForwardingRateLimitStore;
 import io.github.ratelimit.store.StoreUnavailableException;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
 
@@ -274,7 +274,7 @@ class ObservationDecisionTracerTests {
 	 * The in-memory store, noting which observation is current whenever it decides; it
 	 * can fail, or mark its decisions as a fallback's.
 	 */
-	private static final class RecordingStore implements RateLimitStore {
+	private static final class RecordingStore extends ForwardingRateLimitStore {
 
 		private final ObservationRegistry registry;
 
@@ -287,6 +287,7 @@ class ObservationDecisionTracerTests {
 		private UnaryOperator<Decision> marking = UnaryOperator.identity();
 
 		RecordingStore(ObservationRegistry registry, InMemoryRateLimitStore delegate) {
+			super(delegate);
 			this.registry = registry;
 			this.delegate = delegate;
 		}
@@ -313,26 +314,6 @@ class ObservationDecisionTracerTests {
 				throw failure;
 			}
 			return this.marking.apply(this.delegate.decide(bucket, key, limits, cost, maxDelayMicros));
-		}
-
-		@Override
-		public void refund(String bucket, String key, List<LimitSpec> limits, long cost) {
-			this.delegate.refund(bucket, key, limits, cost);
-		}
-
-		@Override
-		public Decision peek(String bucket, String key, List<LimitSpec> limits) {
-			return this.delegate.peek(bucket, key, limits);
-		}
-
-		@Override
-		public void reset(String bucket, String key, List<LimitSpec> limits) {
-			this.delegate.reset(bucket, key, limits);
-		}
-
-		@Override
-		public String name() {
-			return this.delegate.name();
 		}
 
 	}
