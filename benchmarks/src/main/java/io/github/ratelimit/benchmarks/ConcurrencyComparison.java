@@ -119,31 +119,31 @@ final class ConcurrencyComparison {
 	}
 
 	static void main(Options options) throws Exception {
-		int port = options.intValue("redis-port", 0);
-		Process redis = null;
-		if (port == 0) {
-			port = freePort();
-			redis = startRedis(port);
-		}
-		try {
-			new ConcurrencyComparison(port, options).run();
-		}
-		finally {
-			if (redis != null) {
-				redis.destroy();
-				redis.waitFor(10, TimeUnit.SECONDS);
-			}
-		}
+		onRedis(options, ConcurrencyComparison::run);
 	}
 
 	/**
 	 * Runs {@link #BOTH}: {@code Main redis-rate-and-concurrency}, with the options of
 	 * {@code redis-concurrency}; variants {@code c4-100k} and {@code c64-100k} (requests
-	 * in flight, 100,000 keys).
+	 * in flight, 100,000 keys). It prints the measurements, the ratio one call / two
+	 * calls as {@code pair-ratio}.
 	 * @param options the options
 	 * @throws Exception when a run fails
 	 */
 	static void mainBoth(Options options) throws Exception {
+		onRedis(options, (comparison) -> {
+			List<Measurement> measurements = new ArrayList<>();
+			measurements.addAll(comparison.compareBoth("c4-100k", 4, 100_000));
+			measurements.addAll(comparison.compareBoth("c64-100k", 64, 100_000));
+			Measurement.append(options.csv(), measurements);
+		});
+	}
+
+	/**
+	 * Runs a comparison on the Redis of {@code --redis-port}, or on a
+	 * {@code redis-server} of its own, stopped once it ends.
+	 */
+	private static void onRedis(Options options, Run run) throws Exception {
 		int port = options.intValue("redis-port", 0);
 		Process redis = null;
 		if (port == 0) {
@@ -151,21 +151,7 @@ final class ConcurrencyComparison {
 			redis = startRedis(port);
 		}
 		try {
-			ConcurrencyComparison comparison = new ConcurrencyComparison(port, options);
-			List<Measurement> measurements = new ArrayList<>();
-			measurements.addAll(comparison.compareBoth("c4-100k", 4, 100_000));
-			measurements.addAll(comparison.compareBoth("c64-100k", 64, 100_000));
-			Measurement.append(options.csv(), measurements);
-			double busyCores = MachineLoad.busyCores(options);
-			for (Ratios.Ratio ratio : Ratios.of(measurements, busyCores)) {
-				if (ratio.comparison().equals(BOTH) && !ratio.headline()) {
-					System.out.printf(Locale.ROOT,
-							"  %s: one call %.0f ops/s (%.0f-%.0f), two calls %.0f ops/s (%.0f-%.0f), ratio %.3f %s%n",
-							ratio.variant(), ratio.ours().median(), ratio.ours().min(), ratio.ours().max(),
-							ratio.theirs().median(), ratio.theirs().min(), ratio.theirs().max(), ratio.value(),
-							ratio.range());
-				}
-			}
+			run.on(new ConcurrencyComparison(port, options));
 		}
 		finally {
 			if (redis != null) {
@@ -175,31 +161,47 @@ final class ConcurrencyComparison {
 		}
 	}
 
+	/** What runs on a comparison's Redis. */
+	@FunctionalInterface
+	private interface Run {
+
+		void on(ConcurrencyComparison comparison) throws Exception;
+
+	}
+
 	private List<Measurement> compareBoth(String variant, int inFlight, int keys) throws Exception {
 		System.out.printf("%s %s: %d in flight, %d key(s)%n", BOTH, variant, inFlight, keys);
 		redis(RedisCommands::flushall);
+		try (Contender one = both("ours", true, keys); Contender two = both("two-calls", false, keys)) {
+			return pairedTrials(BOTH, variant, inFlight, keys, one, two);
+		}
+	}
+
+	/**
+	 * Warms both sides up, then runs the paired trials: their throughput and how many
+	 * operations each had refused.
+	 */
+	private List<Measurement> pairedTrials(String comparison, String variant, int inFlight, int keys, Contender ours,
+			Contender theirs) throws Exception {
 		Duration trial = this.options.duration("trial", Duration.ofSeconds(3));
 		int trials = this.options.intValue("trials", 5);
-		List<Measurement> measurements = new ArrayList<>();
-		try (Contender one = both("ours", true, keys); Contender two = both("two-calls", false, keys)) {
-			Map<String, Contender> sides = new LinkedHashMap<>();
-			sides.put(one.name, one);
-			sides.put(two.name, two);
-			for (Contender contender : sides.values()) {
-				check(LoadLoop.run(contender.call, inFlight, keys, this.options.duration("warmup", trial)), contender);
-			}
-			PairedTrials pairs = PairedTrials.run(List.copyOf(sides.keySet()), trials, this.load, "ops/s", (side) -> {
-				Contender contender = Objects.requireNonNull(sides.get(side));
-				return PairedTrials.Figures
-					.throughput(check(LoadLoop.run(contender.call, inFlight, keys, trial), contender).opsPerSecond());
-			});
-			Map<String, String> impls = new LinkedHashMap<>();
-			sides.keySet().forEach((side) -> impls.put(side, side));
-			measurements.addAll(pairs.measurements(BOTH, variant, impls));
-			for (Contender contender : sides.values()) {
-				measurements.add(Measurement.of(BOTH, variant, contender.name, "rejections", "operations",
-						new double[] { contender.rejected.sum() }));
-			}
+		Map<String, Contender> both = new LinkedHashMap<>();
+		both.put(ours.name, ours);
+		both.put(theirs.name, theirs);
+		for (Contender contender : both.values()) {
+			check(LoadLoop.run(contender.call, inFlight, keys, this.options.duration("warmup", trial)), contender);
+		}
+		PairedTrials pairs = PairedTrials.run(List.copyOf(both.keySet()), trials, this.load, "ops/s", (side) -> {
+			Contender contender = Objects.requireNonNull(both.get(side));
+			return PairedTrials.Figures
+				.throughput(check(LoadLoop.run(contender.call, inFlight, keys, trial), contender).opsPerSecond());
+		});
+		Map<String, String> impls = new LinkedHashMap<>();
+		both.keySet().forEach((side) -> impls.put(side, side));
+		List<Measurement> measurements = new ArrayList<>(pairs.measurements(comparison, variant, impls));
+		for (Contender contender : both.values()) {
+			measurements.add(Measurement.of(comparison, variant, contender.name, "rejections", "operations",
+					new double[] { contender.rejected.sum() }));
 		}
 		return measurements;
 	}
@@ -278,34 +280,13 @@ final class ConcurrencyComparison {
 	private List<Measurement> compare(String variant, int keys) throws Exception {
 		System.out.printf("%s %s: %d in flight, %d key(s)%n", COMPARISON, variant, CONCURRENCY, keys);
 		redis(RedisCommands::flushall);
-		Duration trial = this.options.duration("trial", Duration.ofSeconds(3));
-		int trials = this.options.intValue("trials", 5);
-		List<Measurement> measurements = new ArrayList<>();
 		try (Contender ours = ours(keys); Contender theirs = redisson(keys)) {
-			Map<String, Contender> both = new LinkedHashMap<>();
-			both.put(ours.name, ours);
-			both.put(theirs.name, theirs);
-			for (Contender contender : both.values()) {
-				check(LoadLoop.run(contender.call, CONCURRENCY, keys, this.options.duration("warmup", trial)),
-						contender);
-			}
-			PairedTrials pairs = PairedTrials.run(List.copyOf(both.keySet()), trials, this.load, "ops/s", (side) -> {
-				Contender contender = Objects.requireNonNull(both.get(side));
-				return PairedTrials.Figures.throughput(
-						check(LoadLoop.run(contender.call, CONCURRENCY, keys, trial), contender).opsPerSecond());
-			});
-			Map<String, String> impls = new LinkedHashMap<>();
-			both.keySet().forEach((side) -> impls.put(side, side));
-			measurements.addAll(pairs.measurements(COMPARISON, variant, impls));
-			for (Contender contender : both.values()) {
-				measurements.add(Measurement.of(COMPARISON, variant, contender.name, "rejections", "operations",
-						new double[] { contender.rejected.sum() }));
-			}
-			for (Contender contender : both.values()) {
-				measurements.addAll(countCommands(variant, contender, keys));
-			}
+			List<Measurement> measurements = new ArrayList<>(
+					pairedTrials(COMPARISON, variant, CONCURRENCY, keys, ours, theirs));
+			measurements.addAll(countCommands(variant, ours, keys));
+			measurements.addAll(countCommands(variant, theirs, keys));
+			return measurements;
 		}
-		return measurements;
 	}
 
 	private Contender ours(int keys) {
