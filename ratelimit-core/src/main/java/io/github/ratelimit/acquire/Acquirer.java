@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -190,25 +191,27 @@ public final class Acquirer {
 
 	/**
 	 * Like {@link #acquireHolding}, without blocking the calling thread: the store calls
-	 * that take a permit block, so they run on the {@link Waiter#executor() executor},
-	 * and waits are {@link Waiter#delay delays}. The returned stage completes on the
-	 * executor.
+	 * that take a permit block, so they run on {@code blockingCalls} (e.g. Reactor's
+	 * {@code boundedElastic}), and waits are {@link Waiter#delay delays}. The returned
+	 * stage completes on the {@link Waiter#executor() executor}.
 	 * @param request the request
 	 * @param limiter the concurrency limit of the request's bucket, keyed by the
 	 * request's key
+	 * @param blockingCalls runs the store calls that take a permit
 	 * @return the permit and, when one was free, the acquisition, or a stage failed with
 	 * what the store threw, with no permit held
 	 */
-	public CompletionStage<Holding> acquireHoldingAsync(PermitRequest request, ConcurrencyLimiter limiter) {
+	public CompletionStage<Holding> acquireHoldingAsync(PermitRequest request, ConcurrencyLimiter limiter,
+			Executor blockingCalls) {
 		RateAndConcurrencyStore both = oneCallFor(request, limiter);
 		if (both == null) {
-			return CompletableFuture.supplyAsync(() -> limiter.tryAcquire(request.key()), this.waiter.executor())
+			return CompletableFuture.supplyAsync(() -> limiter.tryAcquire(request.key()), blockingCalls)
 				.thenCompose((permit) -> permit.acquired() ? decideAsyncHolding(request, permit)
 						: CompletableFuture.completedFuture(new Holding(permit, null)));
 		}
 		// Started here: the caller's observation is the parent of the decision's.
 		DecisionTrace trace = trace(request);
-		return CompletableFuture.supplyAsync(() -> holdInOneCall(request, trace, limiter, both), this.waiter.executor())
+		return CompletableFuture.supplyAsync(() -> holdInOneCall(request, trace, limiter, both), blockingCalls)
 			.thenCompose((held) -> awaitDelayAsync(held.proceedAtMicros()).thenApply((done) -> held.holding()))
 			.whenCompleteAsync((holding, failure) -> {
 			}, this.waiter.executor());

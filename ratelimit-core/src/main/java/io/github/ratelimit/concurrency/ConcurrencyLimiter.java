@@ -314,7 +314,10 @@ public final class ConcurrencyLimiter {
 			// in
 			// the answer.
 			boolean heldLocallyBefore = !this.heldLocally.isEmpty() && this.heldLocally.containsKey(key);
-			HeldDecision held = (call != null && rate != null && this.heldLocally.isEmpty())
+			// Not while this instance has permits counted locally to move: moving them
+			// may
+			// refuse the permit after the rate limits took theirs.
+			HeldDecision held = (call != null && rate != null && !heldLocallyBefore && this.heldLocally.isEmpty())
 					? askStore(holder, () -> call.decide(this.store, key, this.limit, holder)) : null;
 			if (held != null && rate != null) {
 				decision = held.permit();

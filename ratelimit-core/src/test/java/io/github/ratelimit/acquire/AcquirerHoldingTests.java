@@ -137,10 +137,12 @@ class AcquirerHoldingTests {
 	@Test
 	void theAsynchronousWayTakesTheSame() {
 		ConcurrencyLimiter limiter = limiter("exports", 1, OnStoreFailure.LOCAL);
-		Acquirer.Holding held = this.acquirer.acquireHoldingAsync(PermitRequest.of(this.exports, "acme", 1), limiter)
+		Acquirer.Holding held = this.acquirer
+			.acquireHoldingAsync(PermitRequest.of(this.exports, "acme", 1), limiter, Runnable::run)
 			.toCompletableFuture()
 			.join();
-		Acquirer.Holding refused = this.acquirer.acquireHoldingAsync(PermitRequest.of(this.exports, "acme", 1), limiter)
+		Acquirer.Holding refused = this.acquirer
+			.acquireHoldingAsync(PermitRequest.of(this.exports, "acme", 1), limiter, Runnable::run)
 			.toCompletableFuture()
 			.join();
 		assertThat(held.acquisition().granted()).isTrue();

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.apache.commons.logging.Log;
@@ -77,6 +78,9 @@ import io.github.ratelimit.web.ResponseSettlement;
 public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Config> {
 
 	private static final Log logger = LogFactory.getLog(BucketRateLimiter.class);
+
+	/** Where store calls that block run: never on an event loop. */
+	private static final Executor BLOCKING_CALLS = (call) -> Schedulers.boundedElastic().schedule(call);
 
 	/**
 	 * The prefix of this limiter's arguments in a {@code RequestRateLimiter} filter, e.g.
@@ -188,7 +192,8 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 			response = Mono.deferContextual((context) -> Mono
 				.just(PermitRequest.of(plan.bucket(), id, plan.cost())).<CompletionStage<Acquirer
 						.Holding>>handle(
-								(request, sink) -> sink.next(this.acquirer.acquireHoldingAsync(request, concurrency)))
+								(request, sink) -> sink
+									.next(this.acquirer.acquireHoldingAsync(request, concurrency, BLOCKING_CALLS)))
 				.flatMap(Mono::fromCompletionStage)
 				.flatMap((holding) -> holdUntilComplete(routeId, plan, id, InFlightPermits.of(holding), context)));
 		}

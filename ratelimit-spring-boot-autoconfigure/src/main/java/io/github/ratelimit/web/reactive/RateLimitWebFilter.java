@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -56,6 +57,9 @@ import io.github.ratelimit.web.ResponseSettlement;
  * @author ratelimit-spring-boot-starter authors
  */
 public class RateLimitWebFilter implements WebFilter, Ordered {
+
+	/** Where store calls that block run: never on an event loop. */
+	private static final Executor BLOCKING_CALLS = (call) -> Schedulers.boundedElastic().schedule(call);
 
 	private final FilterRules rules;
 
@@ -165,7 +169,7 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 					.Holding>>handle((
 							toTake,
 							sink) -> sink.next(this.acquirer.acquireHoldingAsync(toTake.requests().get(0),
-									toTake.inFlight().get(0).limiter())))
+									toTake.inFlight().get(0).limiter(), BLOCKING_CALLS)))
 			.flatMap(Mono::fromCompletionStage)
 			.map((holding) -> Optional.of(InFlightPermits.of(holding)));
 	}
