@@ -222,8 +222,7 @@ final class HttpLoad {
 				}
 				catch (IOException | RuntimeException ex) {
 					// A reset connection, or a response this client cannot read: count
-					// it, and
-					// start again on a new connection.
+					// it, and start again on a new connection.
 					if (!this.stop.get()) {
 						error(ex.toString());
 					}

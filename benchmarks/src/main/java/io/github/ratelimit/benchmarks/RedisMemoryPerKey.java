@@ -63,9 +63,8 @@ final class RedisMemoryPerKey {
 				}
 			}
 			// What Redis charges whatever the algorithm: one string per key, with and
-			// without an
-			// expiry, with a small shared integer or a 19-digit one, and with a shorter
-			// name.
+			// without an expiry, with a small shared integer or a 19-digit one, and with
+			// a shorter name.
 			floor(sync, measurements, "floor-ttl", "'rl:{api:user-' .. string.format('%07d', i) .. '}:tb0'", "'1'",
 					true);
 			floor(sync, measurements, "floor-ttl-19-digits", "'rl:{api:user-' .. string.format('%07d', i) .. '}:tb0'",

@@ -229,8 +229,7 @@ final class Report {
 		List<Measurement> load = new ArrayList<>();
 		for (Measurement m : this.measurements) {
 			// One row per phase: comparisons measured in the same rounds (the memory
-			// ones,
-			// the two HTTP overheads) share their load figures.
+			// ones, the two HTTP overheads) share their load figures.
 			if (m.impl().equals("machine") && m.metric().equals("other-cpu")
 					&& load.stream().noneMatch((l) -> sameRounds(l, m))) {
 				load.add(m);

@@ -310,13 +310,11 @@ public final class ConcurrencyLimiter {
 		ConcurrencyStore store = this.store;
 		ConcurrencyDecision decision;
 		try {
-			// Taken before the ask: a move by another thread meanwhile may not be counted
-			// in
-			// the answer.
+			// Taken before the ask: a move by another thread meanwhile may not be
+			// counted in the answer.
 			boolean heldLocallyBefore = !this.heldLocally.isEmpty() && this.heldLocally.containsKey(key);
-			// Not while this instance has permits counted locally to move: moving them
-			// may
-			// refuse the permit after the rate limits took theirs.
+			// Not while permits counted locally wait to move: a move may refuse the
+			// permit after the rate limits took theirs.
 			HeldDecision held = (call != null && rate != null && !heldLocallyBefore && this.heldLocally.isEmpty())
 					? askStore(holder, () -> call.decide(this.store, key, this.limit, holder)) : null;
 			if (held != null && rate != null) {

@@ -596,9 +596,8 @@ public abstract class RateLimitStoreContractTests {
 	@Test
 	void slidingWindowStaysWithinItsErrorBound() {
 		// The weighted estimate assumes the previous window's requests were spread
-		// evenly, so
-		// in any window of length W it admits at most 2L and, with steady traffic, about
-		// L.
+		// evenly, so in any window of length W it admits at most 2L and, with steady
+		// traffic, about L.
 		LimitSpec spec = spec(Algorithm.SLIDING_WINDOW);
 		long admittedInTwoWindows = 0;
 		for (int step = 0; step < 2 * W / (W / L / 4); step++) {

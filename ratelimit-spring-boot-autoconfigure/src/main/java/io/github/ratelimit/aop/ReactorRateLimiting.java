@@ -183,8 +183,7 @@ final class ReactorRateLimiting {
 					.concatWith(Mono.defer(() -> afterCall(plan, acquisition, context, null, null)));
 			}
 			// Settled once: when the stream completes, fails or is cancelled, whichever
-			// is
-			// first.
+			// is first.
 			AtomicBoolean ended = new AtomicBoolean();
 			return source.doOnNext(streamed::add)
 				.onErrorResume((failure) -> ended.compareAndSet(false, true)

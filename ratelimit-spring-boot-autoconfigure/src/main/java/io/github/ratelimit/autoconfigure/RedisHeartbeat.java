@@ -202,8 +202,7 @@ class RedisHeartbeat implements SmartLifecycle {
 			}
 			if (this.started) {
 				// The permits of concurrency limits counted in this instance meanwhile
-				// move
-				// to Redis now, not each at its next renewal.
+				// move to Redis now, not each at its next renewal.
 				this.answersAgain.run();
 			}
 		}

@@ -81,9 +81,8 @@ final class ConcurrencyCoalescer implements CallLanes.Batches<String, Concurrenc
 				throw ex;
 			}
 			// Its wait, which began before the lane's call ahead of it, ended after its
-			// own
-			// call went: Redis may run it, and an acquire asked again for the same holder
-			// takes that permit rather than a second one.
+			// own call went: Redis may run it, and an acquire asked again for the same
+			// holder takes that permit rather than a second one.
 			throw new RateLimitStoreException(ex.getMessage() + "; the call was sent, Redis may have run it",
 					ex.getCause(), ex.isTimeout(), true);
 		}

@@ -348,8 +348,7 @@ final class LettuceScriptRunner implements ScriptRunner {
 			Connection connection = attempt.connectionNow();
 			if (connection != null && !connection.isOpen()) {
 				// Calls wait for the new connection, as for one being made; one that
-				// cannot
-				// be made (Redis is gone) fails them at once.
+				// cannot be made (Redis is gone) fails them at once.
 				Attempt replacement = replace(now);
 				if (replacement != null) {
 					return replacement;

@@ -33,12 +33,10 @@ final class LocalHttp {
 	 */
 	static HttpResponse<String> send(HttpRequest request) {
 		// A client per request, so a connection per request: on a shared client's
-		// kept-alive
-		// connection, a request right after a 405 of the reactive stack now and then got
-		// no answer for a minute (1 run in 4 of the whole build), which is the
-		// transport's,
-		// not what these tests are about. HTTP/1.1: the client's default would first ask
-		// to upgrade to HTTP/2.
+		// kept-alive connection, a request right after a 405 of the reactive stack now
+		// and then got no answer for a minute (1 run in 4 of the whole build), which is
+		// the transport's, not what these tests are about. HTTP/1.1: the client's default
+		// would first ask to upgrade to HTTP/2.
 		HttpClient http = HttpClient.newBuilder()
 			.version(HttpClient.Version.HTTP_1_1)
 			.connectTimeout(Duration.ofSeconds(5))

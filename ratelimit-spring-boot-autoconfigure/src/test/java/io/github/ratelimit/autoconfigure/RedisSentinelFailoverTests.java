@@ -113,8 +113,7 @@ class RedisSentinelFailoverTests {
 		long deadline = killed + TimeUnit.SECONDS.toNanos(BACK_ON_REDIS_BOUND_SECONDS);
 		int i = 0;
 		// Until the Sentinel has promoted the replica, a decision has been made on it,
-		// and
-		// what the fallback admitted meanwhile is written back.
+		// and what the fallback admitted meanwhile is written back.
 		while (promoted < 0 || backOnRedis < 0 || store.pendingWriteBacks() > 0 || store.isDegraded()) {
 			assertThat(System.nanoTime() - deadline)
 				.as("%s: decisions back on the promoted replica within %ds of the kill (promoted: %s, decided "
@@ -156,9 +155,8 @@ class RedisSentinelFailoverTests {
 			.isGreaterThanOrEqualTo(usedBeforeKill);
 		// Every call on key a was admitted (the limit is far): Redis counts each once,
 		// those decided by the fallback through its write-back; a call whose script ran
-		// on
-		// the old master just before the kill but whose write had not reached the replica
-		// yet may be missing (asynchronous replication).
+		// on the old master just before the kill but whose write had not reached the
+		// replica yet may be missing (asynchronous replication).
 		assertThat(used).as("key a: %d calls in all", counts.calls[0]).isLessThanOrEqualTo(counts.calls[0]);
 	}
 

@@ -146,8 +146,7 @@ class StatusEndpointHttpTests {
 				.containsExactly(0);
 			// Asking again while rejected is not rejected and still spends nothing: the
 			// shared limit lost the three allowed requests only (the rejected one's
-			// permit
-			// was given back).
+			// permit was given back).
 			assertThat(app.get("/rate-limit", client).statusCode()).isEqualTo(200);
 			assertThat(remaining(app.get("/rate-limit", client), "everything")).isEqualTo(97);
 		}

@@ -171,14 +171,11 @@ class RedisCoalescingTests {
 						: RedisDifferentialTests.changed(random, specs);
 				if (buckets && single.peek(bucket, key, specs).resetAfterMicros() > capacityMicros(changed.get(0))) {
 					// A backlog above the new capacity is cut, or kept, by Redis's own
-					// clock
-					// (bucket.lua reads the key's PTTL), which this test's manual clock
-					// does
-					// not drive: the two stores wrote the key at different real instants,
-					// and on a loaded machine decided it apart (seed 2, step 289, in 3 of
-					// 5
-					// builds). RedisClockSkewTests covers that case; here both start the
-					// new limit from an empty key.
+					// clock (bucket.lua reads the key's PTTL), which this test's manual
+					// clock does not drive: the two stores wrote the key at different
+					// real instants, and on a loaded machine decided it apart (seed 2,
+					// step 289, in 3 of 5 builds). RedisClockSkewTests covers that case;
+					// here both start the new limit from an empty key.
 					batched.reset(bucket, key, specs);
 					single.reset(bucket, key, specs);
 				}
@@ -368,9 +365,9 @@ class RedisCoalescingTests {
 		long onTheServer = scriptCalls() - callsBefore;
 		// This store's own calls: the server also counts any other store's calls still
 		// finishing (late answers given back by earlier tests). Two full builds counted
-		// 61
-		// and 64 on the server, while the class alone under load stayed within the bound
-		// in 4 of 4 runs; whose calls the extra were is not known, so both are printed.
+		// 61 and 64 on the server, while the class alone under load stayed within the
+		// bound in 4 of 4 runs; whose calls the extra were is not known, so both are
+		// printed.
 		long calls = store.coalescedCalls();
 		assertThat(allowed).isEqualTo((long) callers * rounds);
 		assertThat(store.peek("hot", "k", limits).remaining()).isEqualTo(100_000 - (long) callers * rounds);

@@ -43,9 +43,8 @@ class RedisRateLimitStoreTests extends RateLimitStoreContractTests {
 	@Override
 	protected RateLimitStore createStore(ManualTimeSource time) {
 		// A generous timeout: this suite checks semantics, not latency, on a shared
-		// machine.
-		// The suite's clock jumps ahead of real time: keys must outlive their real-time
-		// TTL.
+		// machine. The suite's clock jumps ahead of real time: keys must outlive their
+		// real-time TTL.
 		return RedisRateLimitStore.builder(client)
 			.timeSource(time)
 			.expirySlack(Duration.ofMinutes(10))

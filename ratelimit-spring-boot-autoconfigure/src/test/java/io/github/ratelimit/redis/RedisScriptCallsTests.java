@@ -24,8 +24,7 @@ class RedisScriptCallsTests {
 	@Test
 	void aCallLettuceCancelledWithItsReplacedConnectionFailsAsNotSentOnAReconnect() {
 		// Lettuce cancels the calls still buffered on a connection that closes: waited
-		// for
-		// on the caller's thread, the cancellation is not wrapped.
+		// for on the caller's thread, the cancellation is not wrapped.
 		CompletableFuture<List<Object>> reply = new CompletableFuture<>();
 		reply.completeExceptionally(new CancellationException());
 		RedisScriptCalls calls = new RedisScriptCalls(new StubScriptRunner((keys, args) -> reply),

@@ -38,8 +38,8 @@ final class SharedConcurrencyStore implements ConcurrencyStore, RateAndConcurren
 		this.clock.set(time);
 		if (this.store == null) {
 			// The suite's clock jumps ahead of real time: keys must outlive their
-			// real-time
-			// TTL. Semantics, not latency: generous timeouts on a shared machine.
+			// real-time TTL. Semantics, not latency: generous timeouts on a shared
+			// machine.
 			this.store = this.builder.get()
 				.timeSource(() -> this.clock.get().nowMicros())
 				.expirySlack(Duration.ofMinutes(10))

@@ -366,8 +366,7 @@ class FleetGlitchesIT {
 				"--management.endpoint.ratelimits.access=unrestricted",
 				"--ratelimit.endpoint.limits-write-enabled=true", "--management.endpoint.health.show-details=always",
 				// What each key on the fallback started from and what was written back,
-				// in
-				// the logs under target/fleet-glitches: a run over the goal says why.
+				// in the logs under target/fleet-glitches: a run over the goal says why.
 				"--logging.level.io.github.ratelimit.failover.OutageFallback=debug", "--spring.main.banner-mode=off");
 		for (int i = 1; i <= 2; i++) {
 			this.instances.add(SampleProcess.start(jar, this.run + "-fleet-" + i, logs, args));

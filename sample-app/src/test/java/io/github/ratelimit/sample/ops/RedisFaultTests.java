@@ -171,8 +171,7 @@ class RedisFaultTests {
 		SampleInstance app = start("fallback");
 		assertThat(drive(app, 3, Duration.ofSeconds(10), 0)).extracting(SampleInstance.Timed::status).containsOnly(200);
 		// Longer than the breaker's window (1s), so that most of the stall is seen with
-		// the
-		// breaker open.
+		// the breaker open.
 		CompletableFuture<String> sleep = redis.server().sleep(Duration.ofSeconds(3));
 		long started = System.nanoTime();
 		List<SampleInstance.Timed> stall = new ArrayList<>();
@@ -271,10 +270,8 @@ class RedisFaultTests {
 
 		redis.server().stop();
 		// The client Redis rejected just before the outage is answered from the
-		// remembered
-		// rejection (no Redis call) until the instance knows Redis is gone: its
-		// connection
-		// closing, which Lettuce sees within milliseconds.
+		// remembered rejection (no Redis call) until the instance knows Redis is gone:
+		// its connection closing, which Lettuce sees within milliseconds.
 		awaitDisconnected(app);
 		List<SampleInstance.Timed> down = drive(app, 30, Duration.ofSeconds(10), 0);
 		Latencies latencies = Latencies.of(down);
