@@ -194,6 +194,21 @@ public final class FilterRules {
 		}
 
 		/**
+		 * Returns the policy name of a concurrency limit's refusal: the bucket's, or
+		 * {@code <bucket>-concurrency} when a rate limit of the same bucket applies too.
+		 * @param bucket the concurrency limit's bucket
+		 * @return the policy name
+		 * @see RateLimitHeaders#concurrencyPolicy(String, boolean)
+		 */
+		public String concurrencyPolicy(String bucket) {
+			boolean alsoRateLimited = false;
+			for (PermitRequest request : this.requests) {
+				alsoRateLimited |= request.bucket().name().equals(bucket);
+			}
+			return RateLimitHeaders.concurrencyPolicy(bucket, alsoRateLimited);
+		}
+
+		/**
 		 * Returns whether a rule of the plan settles from the response.
 		 * @return {@code true} when the response must be read once complete
 		 */

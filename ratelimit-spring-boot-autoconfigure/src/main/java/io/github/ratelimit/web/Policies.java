@@ -71,7 +71,7 @@ final class Policies {
 				if (result == null) {
 					result = new ArrayList<>(policies);
 				}
-				result.set(i, new Policy(policy.name() + "-concurrency", policy.decision()));
+				result.set(i, new Policy(RateLimitHeaders.concurrencyPolicy(policy.name(), true), policy.decision()));
 			}
 		}
 		return (result != null) ? result : policies;

@@ -133,6 +133,19 @@ public final class RateLimitHeaders {
 	}
 
 	/**
+	 * Returns the policy name of a bucket's concurrency limit:
+	 * {@code <bucket>-concurrency} when the bucket limits the same requests' rate too, so
+	 * that a client tells the two apart (also on a refusal, where only one of them is in
+	 * the response), else the bucket's name.
+	 * @param bucket the bucket
+	 * @param alsoRateLimited whether the bucket's rate limit applies to the request too
+	 * @return the policy name
+	 */
+	public static String concurrencyPolicy(String bucket, boolean alsoRateLimited) {
+		return alsoRateLimited ? bucket + "-concurrency" : bucket;
+	}
+
+	/**
 	 * Returns the {@code Retry-After} of a rejecting decision in whole seconds: rounded
 	 * up, so that a client that waits that long is never early, and at least 1.
 	 * @param decision the rejecting decision

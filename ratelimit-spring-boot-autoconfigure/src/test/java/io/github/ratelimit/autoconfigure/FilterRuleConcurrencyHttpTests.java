@@ -131,6 +131,19 @@ class FilterRuleConcurrencyHttpTests {
 			assertThat(limited.statusCode()).isEqualTo(429);
 			assertThat(limited.body()).contains("\"violated-policies\":[\"reports\"]");
 			awaitReleased(app, "reports", "10.2.0.4");
+			// Its concurrency refusal names the concurrency policy apart from the rate
+			// limit's, although only one of them is in the response.
+			exports.gate = new CompletableFuture<>();
+			CompletableFuture<HttpResponse<String>> holding = app.getAsync("/reports/wait", "10.2.0.5");
+			await("the report in the handler", () -> exports.inHandler.get() == 1);
+			HttpResponse<String> busy = app.get("/reports/wait", "10.2.0.5");
+			assertThat(busy.statusCode()).isEqualTo(429);
+			assertThat(busy.headers().firstValue("RateLimit-Policy"))
+				.hasValue("\"reports-concurrency\";q=1;qu=\"concurrent-requests\"");
+			assertThat(busy.body()).contains("\"violated-policies\":[\"reports-concurrency\"]");
+			exports.gate.complete("report");
+			assertThat(holding.get(BOUND.toSeconds(), TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+			awaitReleased(app, "reports", "10.2.0.5");
 
 			if (stack == WebApplicationType.SERVLET) {
 				streamedResponseHoldsItsPermitUntilItEnds(app, exports);
@@ -297,6 +310,11 @@ class FilterRuleConcurrencyHttpTests {
 				this.streamGate.join();
 				out.write("part 2\n".getBytes(StandardCharsets.UTF_8));
 			};
+		}
+
+		@GetMapping("/reports/wait")
+		Mono<String> reportWhenTheGateOpens() {
+			return exportWhenTheGateOpens();
 		}
 
 		@GetMapping("/reports/quick")

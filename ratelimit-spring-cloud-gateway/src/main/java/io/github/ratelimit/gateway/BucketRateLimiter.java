@@ -221,7 +221,9 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 		ConcurrencyPermit refused = inFlight.rejection();
 		if (refused != null) {
 			Decision rejection = refused.decision().asDecision();
-			this.headers.addRejection(limits.responseLimits, refused.bucket(), rejection, limits.fields::put);
+			this.headers.addRejection(limits.responseLimits,
+					RateLimitHeaders.concurrencyPolicy(refused.bucket(), plan.definition() != null), rejection,
+					limits.fields::put);
 			return Mono.just(limits.reject(rejection));
 		}
 		ResponseSettlementFilter.Reservations reservations = context

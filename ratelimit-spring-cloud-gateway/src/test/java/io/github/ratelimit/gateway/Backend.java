@@ -29,11 +29,17 @@ final class Backend implements AutoCloseable {
 
 	private volatile CompletableFuture<String> gate = new CompletableFuture<>();
 
+	private volatile CompletableFuture<String> holdGate = new CompletableFuture<>();
+
 	private final DisposableServer server;
 
 	private Backend() {
 		this.server = HttpServer.create().host("127.0.0.1").port(0).handle((request, response) -> {
 			this.requests.incrementAndGet();
+			if (request.uri().endsWith("/hold")) {
+				// Held until the test lets them go, uncounted.
+				return response.sendString(Mono.fromFuture(this.holdGate, true));
+			}
 			if (request.uri().startsWith("/exports/")) {
 				// Held until the test opens the gate, counting the requests it holds.
 				return response.sendString(Mono.defer(() -> {
@@ -71,6 +77,16 @@ final class Backend implements AutoCloseable {
 	/** Returns the most requests to {@code /exports/**} that waited at once. */
 	int mostHeld() {
 		return this.mostHeld.get();
+	}
+
+	/**
+	 * Answers every request to a path ending in {@code /hold} that waits, and holds later
+	 * ones again.
+	 */
+	void letHeldGo() {
+		CompletableFuture<String> held = this.holdGate;
+		this.holdGate = new CompletableFuture<>();
+		held.complete("held");
 	}
 
 	/** Answers every request waiting for the gate, and lets later ones through. */

@@ -220,6 +220,20 @@ class GatewayRouteTests {
 		assertThat(eventually(() -> holders("paced", "gina"), 0L)).isZero();
 	}
 
+	@Test
+	void aRouteWithRateAndConcurrencyNamesItsConcurrencyPolicyApartWhenNoPermitIsFree() throws Exception {
+		CompletableFuture<HttpResponse<String>> holding = Backend.getAsync(this.port, "/paced/hold", "hank");
+		assertThat(eventually(() -> holders("paced", "hank"), 1L)).isEqualTo(1);
+		HttpResponse<String> busy = get("/paced/1", "hank");
+		assertThat(busy.statusCode()).isEqualTo(429);
+		assertThat(busy.headers().firstValue("RateLimit-Policy"))
+			.hasValue("\"paced-concurrency\";q=1;qu=\"concurrent-requests\"");
+		assertThat(busy.headers().firstValue("RateLimit")).hasValue("\"paced-concurrency\";r=0");
+		backend.letHeldGo();
+		assertThat(holding.get(60, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		assertThat(eventually(() -> holders("paced", "hank"), 0L)).isZero();
+	}
+
 	private long holders(String bucket, String key) {
 		ConcurrencyLimiter limiter = this.concurrencyLimiters.find(bucket);
 		assertThat(limiter).as(bucket).isNotNull();

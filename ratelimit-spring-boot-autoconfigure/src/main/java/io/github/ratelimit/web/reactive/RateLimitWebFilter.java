@@ -149,7 +149,8 @@ public class RateLimitWebFilter implements WebFilter, Ordered {
 			}
 			ConcurrencyPermit refused = inFlight.get().rejection();
 			if (refused != null) {
-				return this.responses.writeRejection(exchange, refused.bucket(), refused.decision().asDecision());
+				return this.responses.writeRejection(exchange, plan.concurrencyPolicy(refused.bucket()),
+						refused.decision().asDecision());
 			}
 			this.responses.addHeaders(exchange, inFlight.get());
 			Acquisition acquisition = inFlight.get().acquisition();

@@ -117,7 +117,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 		}
 		ConcurrencyPermit refused = inFlight.rejection();
 		if (refused != null) {
-			this.responses.writeRejection(request, response, refused.bucket(), refused.decision().asDecision());
+			this.responses.writeRejection(request, response, plan.concurrencyPolicy(refused.bucket()),
+					refused.decision().asDecision());
 			return;
 		}
 		this.responses.addHeaders(request, response, inFlight);
