@@ -363,8 +363,12 @@ public final class ConcurrencyLimiter {
 					held = holding.release();
 				}
 				catch (RateLimitStoreException ex) {
-					logger.log(Level.WARNING, "Could not release " + permit + ": it comes back when its lease ends",
-							ex);
+					// A dropped connection must not keep the key's permit until its lease
+					// ends: a trial's tenant was refused for 30 s with nothing running.
+					logger.log(Level.FINE, "Could not release " + permit + "; trying again", ex);
+					this.renewer.retryWithinLease(holding::release, permit, (failure) -> logger.log(Level.WARNING,
+							"Could not release " + permit + " within its lease: it came back when its lease ended",
+							failure));
 					this.observer.onRelease(this.bucket, true);
 					return false;
 				}
@@ -529,6 +533,8 @@ public final class ConcurrencyLimiter {
 
 		private final String holder;
 
+		private volatile boolean released;
+
 		HeldInStore(String key, String holder) {
 			this.key = key;
 			this.holder = holder;
@@ -543,7 +549,11 @@ public final class ConcurrencyLimiter {
 
 		@Override
 		public boolean release() {
-			countHeldInStore(this.key, -1);
+			// Once: a release that failed is made again.
+			if (!this.released) {
+				this.released = true;
+				countHeldInStore(this.key, -1);
+			}
 			return ConcurrencyLimiter.this.store.release(ConcurrencyLimiter.this.bucket, this.key, this.holder);
 		}
 
@@ -628,10 +638,14 @@ public final class ConcurrencyLimiter {
 		@Override
 		public synchronized boolean release() {
 			ConcurrencyLimiter limiter = ConcurrencyLimiter.this;
+			boolean again = this.released;
 			this.released = true;
 			forget();
 			if (this.moved) {
-				countHeldInStore(this.key, -1);
+				// Once: a release that failed is made again.
+				if (!again) {
+					countHeldInStore(this.key, -1);
+				}
 				return limiter.store.release(limiter.bucket, this.key, this.holder);
 			}
 			boolean held = limiter.local.release(limiter.bucket, this.key, this.holder);

@@ -5,6 +5,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -21,6 +22,12 @@ import java.util.logging.Logger;
 public final class LeaseRenewer implements AutoCloseable {
 
 	private static final Logger logger = Logger.getLogger(LeaseRenewer.class.getName());
+
+	/** The first pause before a failed call is made again. */
+	private static final long FIRST_RETRY_MICROS = TimeUnit.MILLISECONDS.toMicros(100);
+
+	/** The longest pause between two tries of a failed call. */
+	private static final long LAST_RETRY_MICROS = TimeUnit.SECONDS.toMicros(1);
 
 	private final ScheduledExecutorService scheduler;
 
@@ -72,6 +79,39 @@ public final class LeaseRenewer implements AutoCloseable {
 			task[0] = this.scheduler.scheduleWithFixedDelay(renewal, every, every, TimeUnit.MICROSECONDS);
 		}
 		return () -> task[0].cancel(false);
+	}
+
+	/**
+	 * Makes a store call again, off the caller's thread, until it answers or the permit's
+	 * lease has run out by this JVM's clock (the store takes the permit back then
+	 * anyway): after 100 ms, then after twice as long each time, up to a second.
+	 * @param call the call that failed, e.g. a release
+	 * @param permit the permit it is for
+	 * @param gaveUp told the last failure when the lease ran out first
+	 */
+	void retryWithinLease(Runnable call, ConcurrencyPermit permit, Consumer<RuntimeException> gaveUp) {
+		retry(call, permit, gaveUp, FIRST_RETRY_MICROS);
+	}
+
+	private void retry(Runnable call, ConcurrencyPermit permit, Consumer<RuntimeException> gaveUp, long delay) {
+		try {
+			this.scheduler.schedule(() -> {
+				try {
+					call.run();
+				}
+				catch (RuntimeException ex) {
+					if (permit.leaseExpired()) {
+						gaveUp.accept(ex);
+					}
+					else {
+						retry(call, permit, gaveUp, Math.min(LAST_RETRY_MICROS, delay * 2));
+					}
+				}
+			}, delay, TimeUnit.MICROSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// Closed: the permit's lease ends at its time.
+		}
 	}
 
 	/**

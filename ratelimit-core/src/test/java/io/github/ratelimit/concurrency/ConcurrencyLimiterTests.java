@@ -215,6 +215,32 @@ class ConcurrencyLimiterTests {
 	}
 
 	@Test
+	void aReleaseThatFailsIsMadeAgainUntilTheStoreAnswers() {
+		FailingStore store = new FailingStore(this.shared, 0, false, false);
+		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 1);
+		ConcurrencyPermit permit = limiter.tryAcquire("k");
+		ConcurrencyPermit other = limiter.tryAcquire("k");
+		// A dropped connection: the release fails, and so do the next tries.
+		store.down = true;
+		assertThat(permit.release()).isFalse();
+		assertThat(this.shared.holders("b", "k").count()).isEqualTo(2);
+		store.down = false;
+		awaitUpTo30Seconds(() -> this.shared.holders("b", "k").count() == 1);
+		// Given back once against this instance's share, not once per try: while the
+		// store fails, the permit still held in it counts, and 4 of 5 are left here.
+		store.down = true;
+		List<ConcurrencyPermit> local = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			local.add(limiter.tryAcquire("k"));
+		}
+		assertThat(local).filteredOn(ConcurrencyPermit::acquired).hasSize(4);
+		local.forEach(ConcurrencyPermit::release);
+		store.down = false;
+		other.release();
+		assertThat(this.shared.holders("b", "k")).isEqualTo(Holders.NONE);
+	}
+
+	@Test
 	void aStoreThatCannotBeReachedIsNotAskedAgain() {
 		FailingStore store = new FailingStore(this.shared, Integer.MAX_VALUE, false, false);
 		ConcurrencyLimiter limiter = limiter(store, OnStoreFailure.LOCAL, 1);
