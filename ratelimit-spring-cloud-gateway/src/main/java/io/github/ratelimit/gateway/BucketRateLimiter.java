@@ -3,12 +3,13 @@ package io.github.ratelimit.gateway;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -38,6 +39,7 @@ import io.github.ratelimit.concurrency.ConcurrencyLimiter;
 import io.github.ratelimit.concurrency.ConcurrencyPermit;
 import io.github.ratelimit.expression.RateLimitExpressions;
 import io.github.ratelimit.store.StoreUnavailableException;
+import io.github.ratelimit.expression.NearestNames;
 import io.github.ratelimit.web.InFlightPermits;
 import io.github.ratelimit.web.RateLimitHeaders;
 import io.github.ratelimit.web.ResponseLimits;
@@ -78,6 +80,13 @@ import io.github.ratelimit.web.ResponseSettlement;
 public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Config> {
 
 	private static final Log logger = LogFactory.getLog(BucketRateLimiter.class);
+
+	/** The {@link Config} arguments after {@code ratelimit.}, as a route writes them. */
+	private static final List<String> ARGUMENT_NAMES = List.of("bucket", "cost", "settle", "concurrency",
+			"concurrency-lease");
+
+	/** {@link #ARGUMENT_NAMES} as the binder matches them: no dashes, lower case. */
+	private static final Set<String> ARGUMENTS = Set.of("bucket", "cost", "settle", "concurrency", "concurrencylease");
 
 	/** Where store calls that block run: never on an event loop. */
 	private static final Executor BLOCKING_CALLS = (call) -> Schedulers.boundedElastic().schedule(call);
@@ -168,7 +177,33 @@ public class BucketRateLimiter extends AbstractRateLimiter<BucketRateLimiter.Con
 		super.onApplicationEvent(event);
 		Config config = getConfig().get(event.getRouteId());
 		if (config != null) {
+			warnOfUnknownArguments(event.getRouteId(), event.getArgs().keySet());
 			this.plans.put(event.getRouteId(), plan(event.getRouteId(), config));
+		}
+	}
+
+	/**
+	 * Logs each {@code ratelimit.*} argument that names no setting, with the one it
+	 * likely meant: the binder ignores it, and a trial's {@code ratelimit.concurency: 2}
+	 * left its route with no concurrency limit without a word.
+	 */
+	private static void warnOfUnknownArguments(String routeId, Set<String> arguments) {
+		String prefix = CONFIGURATION_PROPERTY_NAME + ".";
+		for (String argument : arguments) {
+			if (!argument.startsWith(prefix)) {
+				continue;
+			}
+			String name = argument.substring(prefix.length());
+			if (!ARGUMENTS.contains(name.replace("-", "").replace("_", "").toLowerCase(Locale.ROOT))) {
+				List<String> nearest = NearestNames.of(name, ARGUMENT_NAMES)
+					.stream()
+					.map((known) -> prefix + known)
+					.toList();
+				logger.warn("Route '" + routeId + "': RequestRateLimiter argument " + argument
+						+ " names no setting and is ignored"
+						+ (nearest.isEmpty() ? "" : "; did you mean " + String.join(" or ", nearest) + "?")
+						+ " The arguments are " + prefix + String.join(", " + prefix, ARGUMENT_NAMES) + ".");
+			}
 		}
 	}
 

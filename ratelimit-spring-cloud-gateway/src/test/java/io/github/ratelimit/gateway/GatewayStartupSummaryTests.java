@@ -49,4 +49,11 @@ class GatewayStartupSummaryTests {
 			.doesNotContain("ratelimit.buckets.api is used by no annotation");
 	}
 
+	@Test
+	void aMisspeltArgumentIsWarnedOfWithTheOneItLikelyMeant(CapturedOutput output) {
+		assertThat(output).contains("Route 'misspelt': RequestRateLimiter argument ratelimit.concurency names no "
+				+ "setting and is ignored; did you mean ratelimit.concurrency? The arguments are ratelimit.bucket, "
+				+ "ratelimit.cost, ratelimit.settle, ratelimit.concurrency, ratelimit.concurrency-lease.");
+	}
+
 }
