@@ -58,6 +58,12 @@ final class RequestProperties {
 						"#request.");
 			}
 			if (next instanceof MethodReference method && !isMethod(requestType, method.getName())) {
+				if (method.getName().equals("getHeader") && isProperty(requestType, "headers")) {
+					// WebFlux's request: the servlet form, which the docs' MVC examples
+					// use.
+					throw unknown(text, property, requestType, "method", "getHeader", List.of("headers.getFirst"),
+							"#request.");
+				}
 				throw unknown(text, property, requestType, "method", method.getName(), methods(requestType),
 						"#request.");
 			}
@@ -69,7 +75,11 @@ final class RequestProperties {
 
 	private static InvalidFilterRuleException unknown(String text, String property, Class<?> requestType, String kind,
 			String name, Set<String> offered, String prefix) {
-		List<String> suggestions = NearestNames.of(name, offered);
+		return unknown(text, property, requestType, kind, name, NearestNames.of(name, offered), prefix);
+	}
+
+	private static InvalidFilterRuleException unknown(String text, String property, Class<?> requestType, String kind,
+			String name, List<String> suggestions, String prefix) {
 		String type = requestType.getSimpleName();
 		String message = property + " '" + text + "': " + type + " has no " + kind + " '" + name + "'"
 				+ (suggestions.isEmpty() ? "" : "; did you mean " + String.join(" or ", suggestions.stream()

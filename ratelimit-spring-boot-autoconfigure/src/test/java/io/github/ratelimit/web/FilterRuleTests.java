@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.expression.spel.support.StandardEvaluationContext;
 import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.mock.web.MockHttpServletRequest;
 
 import io.github.ratelimit.Algorithm;
@@ -108,6 +109,16 @@ class FilterRuleTests {
 				assertThat(ex.getAction()).startsWith(
 						"Change ratelimit.filter.rules[3].key to read what HttpServletRequest offers, e.g. #request.remoteAddr");
 			});
+	}
+
+	@Test
+	void theServletFormOfReadingAHeaderOnAWebFluxRequestShouldSuggestTheWebFluxForm() {
+		assertThatExceptionOfType(InvalidFilterRuleException.class)
+			.isThrownBy(() -> FilterRule.builder(NAME, this.bucket)
+				.key("#request.getHeader('X-Tenant')")
+				.build(this.expressions, ServerHttpRequest.class))
+			.withMessage("ratelimit.filter.rules[3].key '#request.getHeader('X-Tenant')': ServerHttpRequest has no "
+					+ "method 'getHeader'; did you mean '#request.headers.getFirst(...)'?");
 	}
 
 	@Test
