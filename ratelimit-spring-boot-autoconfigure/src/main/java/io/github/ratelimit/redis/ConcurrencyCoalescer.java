@@ -3,6 +3,7 @@ package io.github.ratelimit.redis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
@@ -77,7 +78,10 @@ final class ConcurrencyCoalescer implements CallLanes.Batches<String, Concurrenc
 			return this.calls.await(operation);
 		}
 		catch (RateLimitStoreException ex) {
-			if (ex.mayHaveRun() || operation.abandon()) {
+			// Failed by its call (e.g. a refused connection, not sent), or never sent: as
+			// it is.
+			boolean waitEnded = ex.getCause() instanceof TimeoutException;
+			if (ex.mayHaveRun() || !waitEnded || operation.abandon()) {
 				throw ex;
 			}
 			// Its wait, which began before the lane's call ahead of it, ended after its

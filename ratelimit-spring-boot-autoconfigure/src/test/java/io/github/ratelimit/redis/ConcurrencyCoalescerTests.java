@@ -127,6 +127,18 @@ class ConcurrencyCoalescerTests {
 	}
 
 	@Test
+	void aCallThatCouldNotBeSentFailsItsOperationAsOneNeverSent() {
+		ScriptRunner refused = new StubScriptRunner(
+				(keys, args) -> CompletableFuture.failedFuture(new IllegalStateException("Connection refused")));
+		ConcurrencyCoalescer coalescer = new ConcurrencyCoalescer(
+				new RedisScriptCalls(refused, Duration.ofSeconds(5), Duration.ofSeconds(5)), this.protocol, () -> true);
+		assertThatExceptionOfType(RateLimitStoreException.class)
+			.isThrownBy(() -> coalescer.run("r", "exports", "alice", "h1", 0, 0))
+			.matches((ex) -> !ex.mayHaveRun())
+			.withMessageNotContaining("may have run");
+	}
+
+	@Test
 	void callsThatFailAtOnceUnderLoadNeitherDeepenTheStackNorStopTheLane() throws Exception {
 		ScriptRunner failing = new StubScriptRunner(
 				(keys, args) -> CompletableFuture.failedFuture(new IllegalStateException("connection closed")));
