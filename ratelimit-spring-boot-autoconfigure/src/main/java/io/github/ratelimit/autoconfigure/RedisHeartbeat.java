@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
 
+import io.github.ratelimit.Durations;
 import io.github.ratelimit.bucket.LiveLimits;
 import io.github.ratelimit.failover.FailoverRateLimitStore;
 import io.github.ratelimit.redis.RedisRateLimitStore;
@@ -176,7 +177,8 @@ class RedisHeartbeat implements SmartLifecycle {
 			if (!this.failing) {
 				this.failing = true;
 				logger.warn("Rate limit heartbeat to Redis failed (" + ex.getMessage()
-						+ "); health reports the store degraded until it succeeds, tried every " + this.interval);
+						+ "); health reports the store degraded until it succeeds, tried every "
+						+ Durations.readable(this.interval));
 			}
 			return;
 		}

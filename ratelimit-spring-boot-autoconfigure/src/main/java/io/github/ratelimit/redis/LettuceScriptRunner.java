@@ -78,6 +78,9 @@ import io.github.ratelimit.store.StoreReconnectedException;
  */
 final class LettuceScriptRunner implements ScriptRunner {
 
+	/** How many logins {@link #start()} makes when each is cut short. */
+	private static final int LOGINS = 3;
+
 	private static final Log logger = LogFactory.getLog(LettuceScriptRunner.class);
 
 	private static final long RETRY_MILLIS = 500;
@@ -192,26 +195,30 @@ final class LettuceScriptRunner implements ScriptRunner {
 	}
 
 	/**
-	 * Connects and loads the script. A login cut short is tried once more: Lettuce closes
-	 * the channel of a refused login before it reports the refusal, and when the close
-	 * wins the race it reports "Connection closed prematurely" instead (a wrong password
-	 * then let a {@code ratelimit.store=redis} application start, in one test run of
-	 * many), so a required store would start without Redis on a wrong password.
+	 * Connects and loads the script. A login cut short is tried again, up to
+	 * {@value #LOGINS} logins in all: Lettuce closes the channel of a refused login
+	 * before it reports the refusal, and when the close wins the race it reports
+	 * "Connection closed prematurely" instead (a wrong password then let a
+	 * {@code ratelimit.store=redis} application start, in one test run of many), so a
+	 * required store would start without Redis on a wrong password. Once more was not
+	 * enough after a login a proxy really cut: in a full build, the second login lost the
+	 * same race.
 	 */
 	@Override
 	public CompletableFuture<Void> start() {
-		return load(attempt()).exceptionallyCompose((ex) -> handshakeCut(ScriptRunner.unwrap(ex))
-				? load(connectAgainNow()) : CompletableFuture.failedFuture(ex))
-			.exceptionallyCompose((ex) -> {
-				Throwable cause = ScriptRunner.unwrap(ex);
-				return CompletableFuture.failedFuture(
-						(cause instanceof RedisCommandExecutionException) ? new ScriptRefusedException(cause) : cause);
-			});
+		return load(attempt(), LOGINS).exceptionallyCompose((ex) -> {
+			Throwable cause = ScriptRunner.unwrap(ex);
+			return CompletableFuture.failedFuture(
+					(cause instanceof RedisCommandExecutionException) ? new ScriptRefusedException(cause) : cause);
+		});
 	}
 
-	private CompletableFuture<Void> load(Attempt attempt) {
+	private CompletableFuture<Void> load(Attempt attempt, int logins) {
 		return attempt.connection.thenCompose((c) -> c.commands.scriptLoad(this.script.source())).thenAccept((sha) -> {
-		}).toCompletableFuture();
+		})
+			.toCompletableFuture()
+			.exceptionallyCompose((ex) -> (logins > 1 && handshakeCut(ScriptRunner.unwrap(ex)))
+					? load(connectAgainNow(), logins - 1) : CompletableFuture.failedFuture(ex));
 	}
 
 	/** Whether a connection failed as its handshake was cut: see {@link #start()}. */

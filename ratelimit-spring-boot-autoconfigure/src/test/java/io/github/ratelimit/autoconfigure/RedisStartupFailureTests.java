@@ -93,6 +93,20 @@ class RedisStartupFailureTests {
 		}
 	}
 
+	/**
+	 * Two logins cut short, as when the second loses Lettuce's race between closing a
+	 * refused login and reporting the refusal (a full build saw a wrong password start a
+	 * required store that way): the third login is refused, and startup fails.
+	 */
+	@Test
+	void twoLoginsCutShortInARowAreTriedAgain() {
+		try (TcpProxy proxy = new TcpProxy(redis.host(), redis.port())) {
+			proxy.cutOnFirstRequest(2);
+			assertWrongPasswordFailsStartup(
+					as("app", "wrong").withPropertyValues("spring.data.redis.port=" + proxy.port()));
+		}
+	}
+
 	@Test
 	void aWrongPasswordFailsARequiredStoreOnJedisAlike() {
 		assertWrongPasswordFailsStartup(as("app", "wrong").withClassLoader(new FilteredClassLoader("io.lettuce")));
