@@ -153,6 +153,25 @@ class AcquirerHoldingTests {
 	}
 
 	@Test
+	void theAsynchronousWayTakesTwoCallsForARequestThatWaitsAndGivesThePermitBackWhenRejected() {
+		PermitRequest waiting = new PermitRequest(this.exports, "acme", this.exports.limits(), 3,
+				WaitPolicy.waitUpTo(Duration.ofSeconds(1)));
+		ConcurrencyLimiter limiter = limiter("exports", 2, OnStoreFailure.LOCAL);
+		Acquirer.Holding first = this.acquirer.acquireHoldingAsync(waiting, limiter, Runnable::run)
+			.toCompletableFuture()
+			.join();
+		assertThat(first.acquisition().granted()).isTrue();
+		assertThat(first.permit().acquired()).isTrue();
+		Acquirer.Holding second = this.acquirer.acquireHoldingAsync(waiting, limiter, Runnable::run)
+			.toCompletableFuture()
+			.join();
+		assertThat(second.acquisition().granted()).as("3 of 3 taken, and the wait is shorter than a refill").isFalse();
+		assertThat(second.permit().held()).isFalse();
+		assertThat(this.store.holders("exports", "acme").count()).isEqualTo(1);
+		assertThat(this.store.calls()).startsWith("decideHolding=0");
+	}
+
+	@Test
 	void anAnswerThatCameTooLateIsAskedAgainForTheSameHolderAndDecidesOnce() {
 		this.store.lateAnswers.set(1);
 		ConcurrencyLimiter limiter = limiter("exports", 2, OnStoreFailure.REJECT);
