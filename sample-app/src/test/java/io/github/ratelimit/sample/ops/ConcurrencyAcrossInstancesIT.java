@@ -44,6 +44,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <li>two bursts of 100 concurrent exports spread over the three instances: every one
  * answered, never more than 5 rendering at once; then 120 of four tenants at once, never
  * more than 5 of a tenant;</li>
+ * <li>a filter rule with a rate limit (40 an hour) and a concurrency limit (3) of one
+ * bucket, decided in one store call per request: waves of 9 at once until the hour's are
+ * spent admit exactly 40, never more than 3 rendering at once;</li>
  * <li>{@code kill -9} of an instance whose 5 exports hang in the renderer: the other
  * instances see its permits come back within the lease and a second;</li>
  * <li>an operator's release of a key on one instance ({@code DELETE
@@ -139,6 +142,55 @@ class ConcurrencyAcrossInstancesIT {
 				.isEqualTo(5);
 		}
 
+		// A filter rule with a rate limit and a concurrency limit of one bucket: each
+		// request's
+		// permit and decision in one store call. Waves of 9 at once over the three
+		// instances
+		// until the hour's 40 are spent: never more than 3 rendering, exactly 40
+		// admitted.
+		String ruleTenant = "rule-1";
+		int admitted = 0;
+		int refusedInFlight = 0;
+		int refusedRate = 0;
+		long ruleStarted = System.nanoTime();
+		for (int wave = 0; wave < 60; wave++) {
+			List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+			for (int i = 0; i < 9; i++) {
+				calls.add(exportAnswer(this.instances.get(i % 3), ruleTenant));
+			}
+			int admittedThisWave = 0;
+			for (CompletableFuture<HttpResponse<String>> call : calls) {
+				HttpResponse<String> answer = call.join();
+				if (answer.statusCode() == 200) {
+					admittedThisWave++;
+				}
+				else {
+					assertThat(answer.statusCode()).as(answer.body()).isEqualTo(429);
+					if (answer.body().contains("\"violated-policies\":[\"export-requests-concurrency\"]")) {
+						refusedInFlight++;
+					}
+					else {
+						assertThat(answer.body()).contains("\"violated-policies\":[\"export-requests\"]");
+						refusedRate++;
+					}
+				}
+			}
+			admitted += admittedThisWave;
+			if (admittedThisWave == 0) {
+				break;
+			}
+		}
+		System.out.printf(
+				"[ops] one rule with 40 an hour and 3 in flight, waves of 9 over 3 instances in %.1f s: %d admitted,"
+						+ " %d refused for lack of a permit, %d by the rate limit; the renderer had at most %d in"
+						+ " flight%n",
+				(System.nanoTime() - ruleStarted) / 1e9, admitted, refusedInFlight, refusedRate,
+				this.renderer.most(ruleTenant));
+		assertThat(admitted).as("admitted by the rule's rate limit").isEqualTo(40);
+		assertThat(this.renderer.most(ruleTenant)).as("in flight, counted by the renderer").isBetween(1, 3);
+		assertThat(refusedInFlight).as("refused for lack of a permit").isPositive();
+		assertThat(refusedRate).as("refused by the rate limit").isPositive();
+
 		// Five exports hang in the renderer; their instance dies.
 		SampleProcess doomed = this.instances.get(0);
 		List<CompletableFuture<Integer>> hanging = new ArrayList<>();
@@ -224,13 +276,21 @@ class ConcurrencyAcrossInstancesIT {
 	private SampleProcess start(String name) {
 		Path jar = Path.of(System.getProperty("sample.jar", "target/sample-app-0.1.0-SNAPSHOT.jar"));
 		assertThat(jar).as("the repackaged sample application (mvn package)").isRegularFile();
-		SampleProcess instance = SampleProcess.start(jar, "concurrency-" + name,
-				Path.of("target", "concurrency-across-instances"),
-				List.of("--spring.profiles.active=redis", "--spring.data.redis.host=" + redis.host(),
-						"--spring.data.redis.port=" + redis.port(),
-						"--sample.exports.renderer-url=" + this.renderer.url(),
-						"--ratelimit.concurrency.exports.lease=" + LEASE.toSeconds() + "s",
-						"--management.endpoint.concurrency.access=unrestricted", "--spring.main.banner-mode=off"));
+		SampleProcess instance = SampleProcess
+			.start(jar, "concurrency-" + name, Path.of("target", "concurrency-across-instances"), List.of(
+					"--spring.profiles.active=redis", "--spring.data.redis.host=" + redis.host(),
+					"--spring.data.redis.port=" + redis.port(), "--sample.exports.renderer-url=" + this.renderer.url(),
+					"--ratelimit.concurrency.exports.lease=" + LEASE.toSeconds() + "s",
+					// The sample's rule, and one with both limits on some tenants'
+					// exports (a list on the command line replaces the file's).
+					"--ratelimit.filter.rules[0].bucket=api", "--ratelimit.filter.rules[0].paths=/api/greeting",
+					"--ratelimit.filter.rules[0].methods=GET", "--ratelimit.filter.rules[0].key=#clientIp",
+					"--ratelimit.filter.rules[1].bucket=export-requests",
+					"--ratelimit.filter.rules[1].paths=/v1/exports/rule-*", "--ratelimit.filter.rules[1].methods=POST",
+					"--ratelimit.filter.rules[1].key=#request.requestURI",
+					"--ratelimit.filter.rules[1].algorithm=sliding-log", "--ratelimit.filter.rules[1].limit=40",
+					"--ratelimit.filter.rules[1].window=1h", "--ratelimit.filter.rules[1].concurrency=3",
+					"--management.endpoint.concurrency.access=unrestricted", "--spring.main.banner-mode=off"));
 		this.instances.add(instance);
 		return instance;
 	}
@@ -244,6 +304,15 @@ class ConcurrencyAcrossInstancesIT {
 		return HTTP.sendAsync(request, HttpResponse.BodyHandlers.discarding())
 			.thenApply(HttpResponse::statusCode)
 			.exceptionally((failure) -> -1);
+	}
+
+	private static CompletableFuture<HttpResponse<String>> exportAnswer(SampleProcess instance, String tenant) {
+		HttpRequest request = HttpRequest
+			.newBuilder(URI.create("http://127.0.0.1:" + instance.port() + "/v1/exports/" + tenant))
+			.timeout(Duration.ofSeconds(120))
+			.POST(HttpRequest.BodyPublishers.noBody())
+			.build();
+		return HTTP.sendAsync(request, HttpResponse.BodyHandlers.ofString());
 	}
 
 	private static int inFlight(SampleProcess instance, String tenant) {
