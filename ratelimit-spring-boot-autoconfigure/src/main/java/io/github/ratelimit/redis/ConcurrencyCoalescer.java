@@ -8,6 +8,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 
+import org.jspecify.annotations.Nullable;
+
 import io.github.ratelimit.store.RateLimitStoreException;
 
 /**
@@ -27,17 +29,22 @@ import io.github.ratelimit.store.RateLimitStoreException;
  * ends. One whose wait ended after its call went fails as a call Redis may have run, so
  * that its caller asks again for the same holder rather than count it as not taken.
  */
-final class ConcurrencyCoalescer implements CallLanes.Batches<String, ConcurrencyCoalescer.Operation> {
+final class ConcurrencyCoalescer
+		implements CallLanes.Batches<ConcurrencyCoalescer.Lane, ConcurrencyCoalescer.Operation> {
 
 	/** The most operations one script call carries. */
 	static final int MAX_BATCH = 128;
 
-	/** The lane of every key on one Redis (no Redis key is empty). */
-	private static final String ONE_NODE = "";
+	private final CallLanes<Lane, Operation> lanes = new CallLanes<>(MAX_BATCH, this);
 
-	private final CallLanes<String, Operation> lanes = new CallLanes<>(MAX_BATCH, this);
+	/**
+	 * The connections operations go over: on one Redis, a holder's always over the same
+	 * one; on a Cluster, the first.
+	 */
+	private final List<RedisScriptCalls> connections;
 
-	private final RedisScriptCalls calls;
+	/** The lane of every key on one Redis, one per connection. */
+	private final Lane[] oneNodeLanes;
 
 	private final RedisDecisionProtocol protocol;
 
@@ -48,13 +55,29 @@ final class ConcurrencyCoalescer implements CallLanes.Batches<String, Concurrenc
 	private final LongAdder sent = new LongAdder();
 
 	/**
-	 * Creates a coalescer.
+	 * Creates a coalescer on one connection.
 	 * @param calls sends the calls and waits for their replies
 	 * @param protocol what a call says
 	 * @param oneNode whether a call may touch any key now
 	 */
 	ConcurrencyCoalescer(RedisScriptCalls calls, RedisDecisionProtocol protocol, BooleanSupplier oneNode) {
-		this.calls = calls;
+		this(List.of(calls), protocol, oneNode);
+	}
+
+	/**
+	 * Creates a coalescer.
+	 * @param connections send the calls and wait for their replies: on one Redis, a lane
+	 * for every key per connection, each holder's operations on one of them, so that its
+	 * acquire, renewals and release stay in order
+	 * @param protocol what a call says
+	 * @param oneNode whether a call may touch any key now
+	 */
+	ConcurrencyCoalescer(List<RedisScriptCalls> connections, RedisDecisionProtocol protocol, BooleanSupplier oneNode) {
+		this.connections = List.copyOf(connections);
+		this.oneNodeLanes = new Lane[this.connections.size()];
+		for (int i = 0; i < this.oneNodeLanes.length; i++) {
+			this.oneNodeLanes[i] = new Lane(null, i);
+		}
 		this.protocol = protocol;
 		this.oneNode = oneNode;
 	}
@@ -75,7 +98,7 @@ final class ConcurrencyCoalescer implements CallLanes.Batches<String, Concurrenc
 	List<Object> run(String cc, String bucket, String key, String holder, int permits, long leaseMicros) {
 		Operation operation = submit(cc, bucket, key, holder, permits, leaseMicros, false);
 		try {
-			return this.calls.await(operation);
+			return this.connections.get(0).await(operation);
 		}
 		catch (RateLimitStoreException ex) {
 			// Failed by its call (e.g. a refused connection, not sent), or never sent: as
@@ -108,7 +131,10 @@ final class ConcurrencyCoalescer implements CallLanes.Batches<String, Concurrenc
 			boolean async) {
 		Operation operation = new Operation(cc, this.protocol.concurrencyKey(bucket, key), holder, permits,
 				leaseMicros);
-		this.lanes.add(this.oneNode.getAsBoolean() ? ONE_NODE : operation.redisKey, operation, async);
+		Lane lane = this.oneNode.getAsBoolean()
+				? this.oneNodeLanes[Math.floorMod(holder.hashCode(), this.oneNodeLanes.length)]
+				: new Lane(operation.redisKey, 0);
+		this.lanes.add(lane, operation, async);
 		return operation;
 	}
 
@@ -129,7 +155,7 @@ final class ConcurrencyCoalescer implements CallLanes.Batches<String, Concurrenc
 	}
 
 	@Override
-	public CompletableFuture<List<Object>> send(String lane, List<Operation> batch, boolean async) {
+	public CompletableFuture<List<Object>> send(Lane lane, List<Operation> batch, boolean async) {
 		List<Operation> waited = new ArrayList<>(batch.size());
 		for (Operation operation : batch) {
 			if (operation.send()) {
@@ -143,12 +169,12 @@ final class ConcurrencyCoalescer implements CallLanes.Batches<String, Concurrenc
 		if (waited.size() > 1) {
 			this.coalesced.add(waited.size());
 		}
-		return this.calls.send(this.protocol.concurrencyBatch(waited), async, null);
+		return this.connections.get(lane.connection()).send(this.protocol.concurrencyBatch(waited), async, null);
 	}
 
 	@Override
 	@SuppressWarnings("unchecked")
-	public void deliver(String lane, List<Operation> batch, List<Object> reply) {
+	public void deliver(Lane lane, List<Operation> batch, List<Object> reply) {
 		// The reply holds the sent operations' replies in order; a call of one is that
 		// operation's own reply.
 		int sent = 0;
@@ -167,10 +193,21 @@ final class ConcurrencyCoalescer implements CallLanes.Batches<String, Concurrenc
 
 	@Override
 	public void fail(List<Operation> batch, Throwable cause) {
-		RuntimeException failure = this.calls.failure(ScriptRunner.unwrap(cause));
+		RuntimeException failure = this.connections.get(0).failure(ScriptRunner.unwrap(cause));
 		for (Operation operation : batch) {
 			operation.completeExceptionally(failure);
 		}
+	}
+
+	/**
+	 * What the operations of one call share: on one Redis, only the connection (any key);
+	 * on a Cluster, the key.
+	 *
+	 * @param redisKey the key, or {@code null} for any key
+	 * @param connection the index of the connection
+	 */
+	record Lane(@Nullable String redisKey, int connection) {
+
 	}
 
 	/**

@@ -57,6 +57,35 @@ class ConcurrencyCoalescerTests {
 	}
 
 	@Test
+	void onOneRedisWithTwoConnectionsEachHoldersOperationsGoOverOneOfThemInOrder() {
+		HandCompletedRunner second = new HandCompletedRunner();
+		ConcurrencyCoalescer coalescer = new ConcurrencyCoalescer(
+				List.of(this.calls, new RedisScriptCalls(second.runner, Duration.ofSeconds(1), Duration.ofSeconds(1))),
+				this.protocol, () -> true);
+		// Holders whose hashes fall on each connection.
+		List<String> holders = new ArrayList<>();
+		for (int i = 0; holders.size() < 2; i++) {
+			String holder = "h" + i;
+			if (Math.floorMod(holder.hashCode(), 2) == holders.size()) {
+				holders.add(holder);
+			}
+		}
+		acquire(coalescer, "alice", holders.get(0));
+		acquire(coalescer, "bob", holders.get(1));
+		assertThat(this.runner.calls).as("the first connection's lane, idle: sent at once").hasSize(1);
+		assertThat(second.calls).as("the second connection's lane, idle too").hasSize(1);
+		// Each holder's release waits for its own connection's call, behind its acquire.
+		coalescer.submit("r", "exports", "alice", holders.get(0), 0, 0, true);
+		coalescer.submit("r", "exports", "bob", holders.get(1), 0, 0, true);
+		assertThat(this.runner.calls).hasSize(1);
+		assertThat(second.calls).hasSize(1);
+		this.runner.reply(0, List.of(1L, 1L, 0L, 0L));
+		second.reply(0, List.of(1L, 1L, 0L, 0L));
+		assertThat(this.runner.calls.get(1).args).contains("r", holders.get(0)).doesNotContain(holders.get(1));
+		assertThat(second.calls.get(1).args).contains("r", holders.get(1)).doesNotContain(holders.get(0));
+	}
+
+	@Test
 	void onAClusterEachKeyHasALaneOfItsOwnSinceACallsKeysMustShareASlot() {
 		ConcurrencyCoalescer coalescer = new ConcurrencyCoalescer(this.calls, this.protocol, () -> false);
 		acquire(coalescer, "alice", "h1");
