@@ -117,8 +117,8 @@ class RedisStoreConfiguration {
 	private static String clientPath(RedisConnectionFactory factory) {
 		String type = factory.getClass().getName();
 		if (isLettuce(factory)) {
-			return "through Lettuce (" + type + "): EVALSHA on a connection of the store's own, "
-					+ "timed on the connection's I/O thread";
+			return "through Lettuce (" + type + "): EVALSHA on a connection of the store's own (concurrency "
+					+ "limits' permits on one Redis over a second), timed on the connection's I/O thread";
 		}
 		return "through Spring Data Redis (" + type + "): EVALSHA on the caller's thread, "
 				+ "asynchronous calls on the store's bounded thread pool";
