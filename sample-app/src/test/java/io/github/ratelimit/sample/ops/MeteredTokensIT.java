@@ -39,8 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <li>60 concurrent completions over both instances, with random {@code maxTokens} and
  * random lengths (some using more than they reserved): the tokens the quota charged
  * equal, exactly, the tokens the clients received; and the per-minute bucket
- * {@code llm-tokens} admitted no more than its capacity plus what refilled meanwhile,
- * answering the rest with 429.</li>
+ * {@code llm-tokens} admitted no more than its capacity plus what refilled meanwhile and
+ * what completions that used less than they reserved gave back, answering the rest with
+ * 429.</li>
  * <li>Slow completions on one instance, which is then killed with {@code kill -9} in the
  * middle of them: the quota keeps every open reservation charged at its estimate, and
  * what completed elsewhere at what it used.</li>
@@ -96,19 +97,30 @@ class MeteredTokensIT {
 		double seconds = (System.nanoTime() - started) / 1e9;
 		long used = done.stream().filter(Completion::admitted).mapToLong(Completion::used).sum();
 		long reserved = done.stream().filter(Completion::admitted).mapToLong(Completion::estimate).sum();
+		// What completions that used less than they reserved gave back when they settled:
+		// those tokens admit later completions of the burst too.
+		long givenBack = done.stream()
+			.filter(Completion::admitted)
+			.mapToLong((call) -> Math.max(0, call.estimate() - call.used()))
+			.sum();
 		long admitted = done.stream().filter(Completion::admitted).count();
 		long rejected = done.stream().filter((call) -> call.status() == 429).count();
 		long charged = QUOTA - remaining(fast, "llm-quota", "metered");
-		System.out.printf(
-				"[ops] 60 concurrent streamed completions over 2 instances in %.1f s: %d admitted, %d answered 429;"
-						+ " %d tokens reserved, %d streamed to the clients, %d charged to the quota%n",
-				seconds, admitted, rejected, reserved, used, charged);
+		System.out
+			.printf("[ops] 60 concurrent streamed completions over 2 instances in %.1f s: %d admitted, %d answered 429;"
+					+ " %d tokens reserved, %d given back unused, %d streamed to the clients, %d charged to the"
+					+ " quota%n", seconds, admitted, rejected, reserved, givenBack, used, charged);
 		assertThat(done).allSatisfy((call) -> assertThat(call.status()).isIn(200, 429));
 		assertThat(done).filteredOn(Completion::admitted).allSatisfy((call) -> assertThat(call.complete()).isTrue());
 		assertThat(charged).as("tokens charged to the quota, summed over both instances").isEqualTo(used);
 		assertThat(rejected).as("the per-minute limit rejected some").isPositive();
-		assertThat(reserved).as("reserved within the per-minute capacity and its refill")
-			.isLessThanOrEqualTo(PER_MINUTE + (long) Math.ceil(seconds * PER_MINUTE / 60.0));
+		// Reserved within the capacity, its refill, and what settlements gave back
+		// meanwhile
+		// (at most all of it): a full build saw 7,325 reserved where the capacity and its
+		// refill were 6,517, the fast instance's completions having given back 877 before
+		// the burst's last admissions.
+		assertThat(reserved).as("reserved within the per-minute capacity, its refill and the tokens given back")
+			.isLessThanOrEqualTo(PER_MINUTE + (long) Math.ceil(seconds * PER_MINUTE / 60.0) + givenBack);
 
 		// Slow completions on one instance, killed in the middle of them.
 		long opened = System.nanoTime();
