@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -462,28 +463,17 @@ public final class FailoverRateLimitStore implements RateLimitStore, RateAndConc
 			// A rejected call in shadow mode runs, and needs its permit.
 			return enforced ? new HeldDecision(new ConcurrencyDecision(false, 0, limit.permits(), 0, 0), known) : null;
 		}
-		if (isDegraded() || (this.dataCheck.pending() && this.breaker.state() != BreakerState.OPEN)
-				|| this.outage.pending(bucket, key) || !this.breaker.tryAcquire()) {
+		if (isDegraded() || (this.dataCheck.pending() && this.breaker.state() != BreakerState.OPEN)) {
 			return null;
 		}
 		long token = (this.rejections != null) ? this.rejections.token() : 0;
-		HeldDecision held;
-		try {
-			held = both.decideHolding(bucket, key, limits, cost, maxDelayMicros, permits, limit, holder, enforced);
-		}
-		catch (RateLimitStoreException ex) {
-			recordFailure(ex);
-			throw ex;
-		}
-		catch (RuntimeException ex) {
-			this.breaker.onIgnored();
-			throw ex;
-		}
+		// Rethrown: the limiter asks again for the same holder, which decides nothing
+		// twice.
+		HeldDecision held = onPrimary(bucket, key,
+				() -> both.decideHolding(bucket, key, limits, cost, maxDelayMicros, permits, limit, holder, enforced));
 		if (held == null) {
-			this.breaker.onIgnored();
 			return null;
 		}
-		recordSuccess();
 		Decision rate = held.rate();
 		if (rate != null) {
 			this.heard.record(bucket, key, limits, rate);
@@ -751,22 +741,48 @@ public final class FailoverRateLimitStore implements RateLimitStore, RateAndConc
 	 * @return whether the primary took them
 	 */
 	private boolean takenByPrimary(String bucket, String key, Runnable take) {
-		if (this.outage.pending(bucket, key) || !this.breaker.tryAcquire()) {
+		try {
+			return onPrimary(bucket, key, () -> {
+				take.run();
+				return Boolean.TRUE;
+			}) != null;
+		}
+		catch (RateLimitStoreException ex) {
 			return false;
 		}
+	}
+
+	/**
+	 * Makes a call on the primary unless its breaker is open or the key's fallback
+	 * admissions are not yet written back (they must reach it first), and counts its
+	 * outcome for the breaker: a failure (rethrown) and an answer; a call that answers
+	 * {@code null} (it did not reach the primary) counts for neither.
+	 * @return the call's answer, or {@code null} when it was not made
+	 * @throws RateLimitStoreException what the primary threw
+	 */
+	private <T> @Nullable T onPrimary(String bucket, String key, Supplier<@Nullable T> call) {
+		if (this.outage.pending(bucket, key) || !this.breaker.tryAcquire()) {
+			return null;
+		}
+		T answer;
 		try {
-			take.run();
+			answer = call.get();
 		}
 		catch (RateLimitStoreException ex) {
 			recordFailure(ex);
-			return false;
+			throw ex;
 		}
 		catch (RuntimeException ex) {
 			this.breaker.onIgnored();
 			throw ex;
 		}
-		recordSuccess();
-		return true;
+		if (answer == null) {
+			this.breaker.onIgnored();
+		}
+		else {
+			recordSuccess();
+		}
+		return answer;
 	}
 
 	/**

@@ -8,8 +8,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 
-import org.jspecify.annotations.Nullable;
-
 import io.github.ratelimit.store.RateLimitStoreException;
 
 /**
@@ -29,13 +27,12 @@ import io.github.ratelimit.store.RateLimitStoreException;
  * ends. One whose wait ended after its call went fails as a call Redis may have run, so
  * that its caller asks again for the same holder rather than count it as not taken.
  */
-final class ConcurrencyCoalescer
-		implements CallLanes.Batches<ConcurrencyCoalescer.Lane, ConcurrencyCoalescer.Operation> {
+final class ConcurrencyCoalescer implements CallLanes.Batches<String, ConcurrencyCoalescer.Operation> {
 
 	/** The most operations one script call carries. */
 	static final int MAX_BATCH = 128;
 
-	private final CallLanes<Lane, Operation> lanes = new CallLanes<>(MAX_BATCH, this);
+	private final CallLanes<String, Operation> lanes = new CallLanes<>(MAX_BATCH, this);
 
 	/**
 	 * The connections operations go over: on one Redis, a holder's always over the same
@@ -43,8 +40,12 @@ final class ConcurrencyCoalescer
 	 */
 	private final List<RedisScriptCalls> connections;
 
-	/** The lane of every key on one Redis, one per connection. */
-	private final Lane[] oneNodeLanes;
+	/**
+	 * The lanes of every key on one Redis, one per connection: names no Redis key has
+	 * (those hold {@code :{}), so that a Cluster's lanes, named by their key, need no
+	 * object of their own per operation.
+	 */
+	private final String[] oneNodeLanes;
 
 	private final RedisDecisionProtocol protocol;
 
@@ -74,9 +75,9 @@ final class ConcurrencyCoalescer
 	 */
 	ConcurrencyCoalescer(List<RedisScriptCalls> connections, RedisDecisionProtocol protocol, BooleanSupplier oneNode) {
 		this.connections = List.copyOf(connections);
-		this.oneNodeLanes = new Lane[this.connections.size()];
+		this.oneNodeLanes = new String[this.connections.size()];
 		for (int i = 0; i < this.oneNodeLanes.length; i++) {
-			this.oneNodeLanes[i] = new Lane(null, i);
+			this.oneNodeLanes[i] = "connection " + i;
 		}
 		this.protocol = protocol;
 		this.oneNode = oneNode;
@@ -131,9 +132,8 @@ final class ConcurrencyCoalescer
 			boolean async) {
 		Operation operation = new Operation(cc, this.protocol.concurrencyKey(bucket, key), holder, permits,
 				leaseMicros);
-		Lane lane = this.oneNode.getAsBoolean()
-				? this.oneNodeLanes[Math.floorMod(holder.hashCode(), this.oneNodeLanes.length)]
-				: new Lane(operation.redisKey, 0);
+		String lane = this.oneNode.getAsBoolean()
+				? this.oneNodeLanes[Math.floorMod(holder.hashCode(), this.oneNodeLanes.length)] : operation.redisKey;
 		this.lanes.add(lane, operation, async);
 		return operation;
 	}
@@ -154,8 +154,18 @@ final class ConcurrencyCoalescer
 		return this.sent.sum();
 	}
 
+	/** The connection of a lane: one of one Redis's, or a Cluster key's, the first. */
+	private int connection(String lane) {
+		for (int i = 1; i < this.oneNodeLanes.length; i++) {
+			if (this.oneNodeLanes[i].equals(lane)) {
+				return i;
+			}
+		}
+		return 0;
+	}
+
 	@Override
-	public CompletableFuture<List<Object>> send(Lane lane, List<Operation> batch, boolean async) {
+	public CompletableFuture<List<Object>> send(String lane, List<Operation> batch, boolean async) {
 		List<Operation> waited = new ArrayList<>(batch.size());
 		for (Operation operation : batch) {
 			if (operation.send()) {
@@ -169,12 +179,12 @@ final class ConcurrencyCoalescer
 		if (waited.size() > 1) {
 			this.coalesced.add(waited.size());
 		}
-		return this.connections.get(lane.connection()).send(this.protocol.concurrencyBatch(waited), async, null);
+		return this.connections.get(connection(lane)).send(this.protocol.concurrencyBatch(waited), async, null);
 	}
 
 	@Override
 	@SuppressWarnings("unchecked")
-	public void deliver(Lane lane, List<Operation> batch, List<Object> reply) {
+	public void deliver(String lane, List<Operation> batch, List<Object> reply) {
 		// The reply holds the sent operations' replies in order; a call of one is that
 		// operation's own reply.
 		int sent = 0;
@@ -197,17 +207,6 @@ final class ConcurrencyCoalescer
 		for (Operation operation : batch) {
 			operation.completeExceptionally(failure);
 		}
-	}
-
-	/**
-	 * What the operations of one call share: on one Redis, only the connection (any key);
-	 * on a Cluster, the key.
-	 *
-	 * @param redisKey the key, or {@code null} for any key
-	 * @param connection the index of the connection
-	 */
-	record Lane(@Nullable String redisKey, int connection) {
-
 	}
 
 	/**
