@@ -38,7 +38,7 @@ import org.springframework.web.bind.annotation.RestController
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = ["spring.main.web-application-type=reactive", "ratelimit.store=redis", "ratelimit.redis.timeout=2s"],
 )
-@AutoConfigureWebTestClient
+@AutoConfigureWebTestClient(timeout = "PT1M")
 class ConcurrencyLimitedKotlinTests : OnRedisUnderBlockHound() {
 
     @Autowired

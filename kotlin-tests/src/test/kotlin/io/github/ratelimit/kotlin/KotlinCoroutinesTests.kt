@@ -34,7 +34,7 @@ import kotlin.coroutines.Continuation
     webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = ["spring.main.web-application-type=reactive", "ratelimit.store=redis", "ratelimit.redis.timeout=2s"],
 )
-@AutoConfigureWebTestClient
+@AutoConfigureWebTestClient(timeout = "PT1M")
 @TestMethodOrder(MethodOrderer.OrderAnnotation::class)
 class KotlinCoroutinesTests : OnRedisUnderBlockHound() {
 

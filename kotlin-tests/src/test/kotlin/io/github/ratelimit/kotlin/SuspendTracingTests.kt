@@ -39,7 +39,7 @@ import java.time.Duration
         "ratelimit.redis.heartbeat-interval=1h",
     ],
 )
-@AutoConfigureWebTestClient
+@AutoConfigureWebTestClient(timeout = "PT1M")
 class SuspendTracingTests : OnRedisUnderBlockHound() {
 
     @Autowired
