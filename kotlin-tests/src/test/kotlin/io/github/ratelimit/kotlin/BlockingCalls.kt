@@ -33,6 +33,11 @@ object BlockingCalls {
             .loadIntegrations()
             .allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "execute")
             .allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor", "schedule")
+            // Netty's buffer allocator takes a write lock for a moment when it adds
+            // magazines; two event loops registering connections at once (the store's two
+            // concurrency connections) contend for it, and a class run alone saw BlockHound
+            // stop a connection's registration there.
+            .allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator\$MagazineGroup", "tryExpandMagazines")
             // The test tracer keeps its spans in a LinkedBlockingDeque, whose lock a
             // test thread reading them may hold for a moment; a real tracer's exporter
             // is not the starter's to vouch for.

@@ -1,6 +1,9 @@
 package io.github.ratelimit.kotlin
 
+import io.github.ratelimit.Algorithm
+import io.github.ratelimit.RateLimitExceededException
 import io.github.ratelimit.annotation.ConcurrencyLimited
+import io.github.ratelimit.annotation.RateLimited
 import io.github.ratelimit.bucket.ConcurrencyLimiters
 import io.github.ratelimit.concurrency.ConcurrencyLimitExceededException
 import kotlinx.coroutines.CompletableDeferred
@@ -31,7 +34,8 @@ import org.springframework.web.bind.annotation.RestController
  * `@ConcurrencyLimited` on a `suspend` function and on a function returning a `Flow`, in a
  * Kotlin WebFlux application on Redis under BlockHound: the permit is held until the
  * function returns (the `Flow` until its collection ends), a call with none free gets a
- * 429 with `Retry-After`, and no store call blocks an event loop.
+ * 429 with `Retry-After`, and no store call blocks an event loop. With `@RateLimited` of
+ * the same bucket too, the permit is taken with the rate limit's decision.
  */
 @SpringBootTest(
     classes = [ConcurrencyLimitedKotlinTests.SlotsApplication::class],
@@ -75,9 +79,26 @@ class ConcurrencyLimitedKotlinTests : OnRedisUnderBlockHound() {
         runBlocking { awaitHolders("grace", 0) }
     }
 
-    private suspend fun awaitHolders(user: String, count: Int) {
+    @Test
+    fun aSuspendFunctionLimitedBothWaysHoldsItsPermitAndSpendsTheRateLimitOnlyWhenOneIsFree() = runBlocking {
+        val first = async(Dispatchers.Default) { slots.export("heidi") }
+        awaitHolders("heidi", 1, "kt-exports")
+        assertThatExceptionOfType(ConcurrencyLimitExceededException::class.java)
+            .isThrownBy { runBlocking { slots.export("heidi") } }
+        slots.exportGate.complete(Unit)
+        assertThat(withTimeout(30_000) { first.await() }).isEqualTo("export for heidi")
+        awaitHolders("heidi", 0, "kt-exports")
+        // 2 a minute: the refusal for lack of a permit took none of them.
+        assertThat(slots.export("heidi")).isEqualTo("export for heidi")
+        assertThatExceptionOfType(RateLimitExceededException::class.java)
+            .isThrownBy { runBlocking { slots.export("heidi") } }
+        awaitHolders("heidi", 0, "kt-exports")
+        assertThat(BlockingCalls.seen).isEmpty()
+    }
+
+    private suspend fun awaitHolders(user: String, count: Int, bucket: String = "kt-slots") {
         withTimeout(30_000) {
-            while (limiters.find("kt-slots")!!.holders(user).count() != count) {
+            while (limiters.find(bucket)!!.holders(user).count() != count) {
                 delay(5)
             }
         }
@@ -112,6 +133,16 @@ class SlotService {
     suspend fun quick(user: String): String {
         delay(1)
         return "quick for $user"
+    }
+
+    val exportGate = CompletableDeferred<Unit>()
+
+    // Of one bucket and key: the permit and the rate limit in one Redis call.
+    @RateLimited(bucket = "kt-exports", key = "#user", limit = 2, window = "1m", algorithm = [Algorithm.FIXED_WINDOW])
+    @ConcurrencyLimited(bucket = "kt-exports", key = "#user", permits = 1)
+    suspend fun export(user: String): String {
+        exportGate.await()
+        return "export for $user"
     }
 
     @ConcurrencyLimited(bucket = "kt-slots", key = "#user", permits = 1)

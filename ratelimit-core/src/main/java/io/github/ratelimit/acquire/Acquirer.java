@@ -180,10 +180,28 @@ public final class Acquirer {
 	 * {@link io.github.ratelimit.store.StoreUnavailableException}), with no permit held
 	 */
 	public Holding acquireHolding(PermitRequest request, ConcurrencyLimiter limiter) {
-		RateAndConcurrencyStore both = oneCallFor(request, limiter);
+		return acquireHolding(List.of(request), limiter, request.key());
+	}
+
+	/**
+	 * Takes the concurrency permit of {@code key} and then the permits of a call's
+	 * requests: as {@link #acquireHolding(PermitRequest, ConcurrencyLimiter)} in one
+	 * store call when there is one request, of the limiter's bucket and of {@code key};
+	 * otherwise the permit alone and then {@link #acquire(List)}, whose rejection gives
+	 * the permit back. With no request, the acquisition is granted with no result.
+	 * @param requests the requests of the call, in the order they are decided
+	 * @param limiter the concurrency limit
+	 * @param key the concurrency limit's key
+	 * @return the permit and, when one was free, the acquisition; the permit is held only
+	 * when the acquisition is granted
+	 * @throws RuntimeException what the store threw, with no permit held
+	 */
+	public Holding acquireHolding(List<PermitRequest> requests, ConcurrencyLimiter limiter, String key) {
+		RateAndConcurrencyStore both = oneCallFor(requests, limiter, key);
 		if (both == null) {
-			return acquireHoldingInTwoCalls(request, limiter);
+			return acquireHoldingInTwoCalls(requests, limiter, key);
 		}
+		PermitRequest request = requests.get(0);
 		HeldStep held = holdInOneCall(request, trace(request), limiter, both);
 		awaitDelay(held.proceedAtMicros());
 		return held.holding();
@@ -203,13 +221,30 @@ public final class Acquirer {
 	 */
 	public CompletionStage<Holding> acquireHoldingAsync(PermitRequest request, ConcurrencyLimiter limiter,
 			Executor blockingCalls) {
-		RateAndConcurrencyStore both = oneCallFor(request, limiter);
+		return acquireHoldingAsync(List.of(request), limiter, request.key(), blockingCalls);
+	}
+
+	/**
+	 * Like {@link #acquireHolding(List, ConcurrencyLimiter, String)}, without blocking
+	 * the calling thread, as
+	 * {@link #acquireHoldingAsync(PermitRequest, ConcurrencyLimiter, Executor)}.
+	 * @param requests the requests of the call, in the order they are decided
+	 * @param limiter the concurrency limit
+	 * @param key the concurrency limit's key
+	 * @param blockingCalls runs the store calls that take a permit
+	 * @return the permit and, when one was free, the acquisition, or a stage failed with
+	 * what the store threw, with no permit held
+	 */
+	public CompletionStage<Holding> acquireHoldingAsync(List<PermitRequest> requests, ConcurrencyLimiter limiter,
+			String key, Executor blockingCalls) {
+		RateAndConcurrencyStore both = oneCallFor(requests, limiter, key);
 		if (both == null) {
-			return CompletableFuture.supplyAsync(() -> limiter.tryAcquire(request.key()), blockingCalls)
-				.thenCompose((permit) -> permit.acquired() ? decideAsyncHolding(request, permit)
+			return CompletableFuture.supplyAsync(() -> limiter.tryAcquire(key), blockingCalls)
+				.thenCompose((permit) -> permit.acquired() ? decideAsyncHolding(requests, permit)
 						: CompletableFuture.completedFuture(new Holding(permit, null)));
 		}
 		// Started here: the caller's observation is the parent of the decision's.
+		PermitRequest request = requests.get(0);
 		DecisionTrace trace = trace(request);
 		return CompletableFuture.supplyAsync(() -> holdInOneCall(request, trace, limiter, both), blockingCalls)
 			.thenCompose((held) -> awaitDelayAsync(held.proceedAtMicros()).thenApply((done) -> held.holding()))
@@ -219,12 +254,18 @@ public final class Acquirer {
 
 	/**
 	 * Returns the store that decides the request and takes the permit in one call, or
-	 * {@code null} when they take two: the request waits for permits (each wait would ask
-	 * both again), the limiter limits another bucket, or the store cannot.
+	 * {@code null} when they take two: a call of no request or of several, a request of
+	 * another key or bucket than the limiter's, one that waits for permits (each wait
+	 * would ask both again), or a store that cannot.
 	 */
-	private @Nullable RateAndConcurrencyStore oneCallFor(PermitRequest request, ConcurrencyLimiter limiter) {
-		return (this.store instanceof RateAndConcurrencyStore both && !request.waitPolicy().waitsForPermits()
-				&& limiter.bucket().equals(request.bucket().name())) ? both : null;
+	private @Nullable RateAndConcurrencyStore oneCallFor(List<PermitRequest> requests, ConcurrencyLimiter limiter,
+			String key) {
+		if (!(this.store instanceof RateAndConcurrencyStore both) || requests.size() != 1) {
+			return null;
+		}
+		PermitRequest request = requests.get(0);
+		return (!request.waitPolicy().waitsForPermits() && limiter.bucket().equals(request.bucket().name())
+				&& key.equals(request.key())) ? both : null;
 	}
 
 	/**
@@ -269,8 +310,8 @@ public final class Acquirer {
 		return new HeldStep(new Holding(permit, Acquisition.granted(List.of(step.result()))), step.proceedAtMicros());
 	}
 
-	private CompletionStage<Holding> decideAsyncHolding(PermitRequest request, ConcurrencyPermit permit) {
-		return acquireAsync(List.of(request)).handle((acquisition, failure) -> {
+	private CompletionStage<Holding> decideAsyncHolding(List<PermitRequest> requests, ConcurrencyPermit permit) {
+		return acquireAsync(requests).handle((acquisition, failure) -> {
 			if (failure != null || !acquisition.granted()) {
 				// A release is a store call: off the caller's thread.
 				this.waiter.executor().execute(permit::release);
@@ -307,14 +348,14 @@ public final class Acquirer {
 		throw failure;
 	}
 
-	private Holding acquireHoldingInTwoCalls(PermitRequest request, ConcurrencyLimiter limiter) {
-		ConcurrencyPermit permit = limiter.tryAcquire(request.key());
+	private Holding acquireHoldingInTwoCalls(List<PermitRequest> requests, ConcurrencyLimiter limiter, String key) {
+		ConcurrencyPermit permit = limiter.tryAcquire(key);
 		if (!permit.acquired()) {
 			return new Holding(permit, null);
 		}
 		Acquisition acquisition;
 		try {
-			acquisition = acquire(List.of(request));
+			acquisition = acquire(requests);
 		}
 		catch (RuntimeException ex) {
 			permit.release();
@@ -724,7 +765,7 @@ public final class Acquirer {
 	 *
 	 * @param permit the concurrency permit: held when {@code acquisition} is granted;
 	 * refused, with nothing decided, when no permit was free
-	 * @param acquisition the request's acquisition, or {@code null} when no permit was
+	 * @param acquisition the requests' acquisition, or {@code null} when no permit was
 	 * free
 	 */
 	public record Holding(ConcurrencyPermit permit, @Nullable Acquisition acquisition) {

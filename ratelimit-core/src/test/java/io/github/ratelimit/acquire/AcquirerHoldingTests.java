@@ -21,7 +21,7 @@ import io.github.ratelimit.concurrency.Holders;
 import io.github.ratelimit.concurrency.LeaseRenewer;
 import io.github.ratelimit.concurrency.OnStoreFailure;
 import io.github.ratelimit.concurrency.RateAndConcurrencyStore;
-import io.github.ratelimit.store.ForwardingRateLimitStore;
+import io.github.ratelimit.store.CountingStore;
 import io.github.ratelimit.store.RateLimitStoreException;
 import io.github.ratelimit.store.StoreUnavailableException;
 import io.github.ratelimit.store.memory.InMemoryRateLimitStore;
@@ -172,8 +172,72 @@ class AcquirerHoldingTests {
 	}
 
 	@Test
+	void aCallOfOneRequestOfTheLimitersBucketAndKeyTakesOneStoreCall() {
+		ConcurrencyLimiter limiter = limiter("exports", 2, OnStoreFailure.LOCAL);
+		Acquirer.Holding holding = this.acquirer.acquireHolding(List.of(PermitRequest.of(this.exports, "acme", 1)),
+				limiter, "acme");
+		assertThat(holding.acquisition().granted()).isTrue();
+		assertThat(holding.permit().acquired()).isTrue();
+		assertThat(this.store.calls()).isEqualTo("decideHolding=1 decide=0 acquire=0");
+	}
+
+	@Test
+	void aPermitOfAnotherKeyIsTakenFirstAndGivenBackWhenTheRateLimitsReject() {
+		ConcurrencyLimiter limiter = limiter("exports", 5, OnStoreFailure.LOCAL);
+		List<PermitRequest> requests = List.of(PermitRequest.of(this.exports, "acme", 1));
+		for (int i = 0; i < 3; i++) {
+			Acquirer.Holding holding = this.acquirer.acquireHolding(requests, limiter, "everyone");
+			assertThat(holding.acquisition().granted()).isTrue();
+			assertThat(holding.permit().acquired()).isTrue();
+		}
+		assertThat(this.store.holders("exports", "everyone").count()).isEqualTo(3);
+		assertThat(this.store.holders("exports", "acme").count()).isZero();
+		Acquirer.Holding rejected = this.acquirer.acquireHolding(requests, limiter, "everyone");
+		assertThat(rejected.acquisition().granted()).isFalse();
+		assertThat(rejected.permit().held()).isFalse();
+		assertThat(this.store.holders("exports", "everyone").count()).as("the rejected call's permit went back")
+			.isEqualTo(3);
+		assertThat(this.store.calls()).isEqualTo("decideHolding=0 decide=4 acquire=4");
+	}
+
+	@Test
+	void aCallOfSeveralRequestsTakesThePermitThenEveryRequestAndOneOfNoneThePermitAlone() {
+		ConcurrencyLimiter limiter = limiter("exports", 1, OnStoreFailure.LOCAL);
+		Bucket pages = Bucket.of("pages", LimitSpec.of(100, "1m", Algorithm.FIXED_WINDOW));
+		Acquirer.Holding both = this.acquirer.acquireHolding(
+				List.of(PermitRequest.of(this.exports, "acme", 1), PermitRequest.of(pages, "acme", 10)), limiter,
+				"acme");
+		assertThat(both.acquisition().results()).hasSize(2);
+		assertThat(this.store.calls()).isEqualTo("decideHolding=0 decide=2 acquire=1");
+		Acquirer.Holding refused = this.acquirer.acquireHolding(List.of(), limiter, "acme");
+		assertThat(refused.acquisition()).as("no permit free: nothing decided").isNull();
+		both.permit().release();
+		Acquirer.Holding alone = this.acquirer.acquireHolding(List.of(), limiter, "acme");
+		assertThat(alone.permit().acquired()).isTrue();
+		assertThat(alone.acquisition().granted()).isTrue();
+		assertThat(alone.acquisition().results()).isEmpty();
+		assertThat(this.store.calls()).isEqualTo("decideHolding=0 decide=2 acquire=3");
+	}
+
+	@Test
+	void theAsynchronousWayTakesAPermitOfAnotherKeyFirst() {
+		ConcurrencyLimiter limiter = limiter("exports", 1, OnStoreFailure.LOCAL);
+		List<PermitRequest> requests = List.of(PermitRequest.of(this.exports, "acme", 1));
+		Acquirer.Holding held = this.acquirer.acquireHoldingAsync(requests, limiter, "everyone", Runnable::run)
+			.toCompletableFuture()
+			.join();
+		Acquirer.Holding refused = this.acquirer.acquireHoldingAsync(requests, limiter, "everyone", Runnable::run)
+			.toCompletableFuture()
+			.join();
+		assertThat(held.acquisition().granted()).isTrue();
+		assertThat(held.permit().acquired()).isTrue();
+		assertThat(refused.acquisition()).isNull();
+		assertThat(this.store.calls()).isEqualTo("decideHolding=0 decide=1 acquire=2");
+	}
+
+	@Test
 	void anAnswerThatCameTooLateIsAskedAgainForTheSameHolderAndDecidesOnce() {
-		this.store.lateAnswers.set(1);
+		this.store.answerTooLate(1);
 		ConcurrencyLimiter limiter = limiter("exports", 2, OnStoreFailure.REJECT);
 		Acquirer.Holding holding = this.acquirer.acquireHolding(PermitRequest.of(this.exports, "acme", 1), limiter);
 		assertThat(holding.acquisition().granted()).isTrue();
@@ -184,7 +248,7 @@ class AcquirerHoldingTests {
 
 	@Test
 	void whileTheStoreFailsThePermitIsCountedInThisJvmAndTheRequestDecidedOnItsOwn() {
-		this.store.failing = true;
+		this.store.fail();
 		ConcurrencyLimiter limiter = limiter("exports", 2, OnStoreFailure.LOCAL);
 		Acquirer.Holding holding = this.acquirer.acquireHolding(PermitRequest.of(this.exports, "acme", 1), limiter);
 		assertThat(holding.permit().acquired()).isTrue();
@@ -196,7 +260,7 @@ class AcquirerHoldingTests {
 
 	@Test
 	void whenTheFailureModeRejectsTheFailureReachesTheCallerAndTheObservers() {
-		this.store.failing = true;
+		this.store.fail();
 		ConcurrencyLimiter limiter = limiter("exports", 2, OnStoreFailure.REJECT);
 		assertThatExceptionOfType(StoreUnavailableException.class)
 			.isThrownBy(() -> this.acquirer.acquireHolding(PermitRequest.of(this.exports, "acme", 1), limiter));
@@ -207,90 +271,6 @@ class AcquirerHoldingTests {
 	private ConcurrencyLimiter limiter(String bucket, int permits, OnStoreFailure onStoreFailure) {
 		return new ConcurrencyLimiter(this.store, bucket, new ConcurrencyLimit(permits, Duration.ofSeconds(30)),
 				this.renewer, List.of(), onStoreFailure);
-	}
-
-	/**
-	 * The memory store, counting the calls that reach it; it can fail every one-step
-	 * call, or answer some too late (after running them).
-	 */
-	private static final class CountingStore extends ForwardingRateLimitStore
-			implements ConcurrencyStore, RateAndConcurrencyStore {
-
-		private final InMemoryRateLimitStore delegate;
-
-		private final AtomicInteger decideHolding = new AtomicInteger();
-
-		private final AtomicInteger decide = new AtomicInteger();
-
-		private final AtomicInteger acquire = new AtomicInteger();
-
-		private final AtomicInteger lateAnswers = new AtomicInteger();
-
-		private volatile boolean failing;
-
-		CountingStore(InMemoryRateLimitStore delegate) {
-			super(delegate);
-			this.delegate = delegate;
-		}
-
-		String calls() {
-			return "decideHolding=" + this.decideHolding + " decide=" + this.decide + " acquire=" + this.acquire;
-		}
-
-		@Override
-		public @Nullable HeldDecision decideHolding(String bucket, String key, List<LimitSpec> limits, long cost,
-				long maxDelayMicros, ConcurrencyStore permits, ConcurrencyLimit limit, String holder,
-				boolean enforced) {
-			this.decideHolding.incrementAndGet();
-			if (this.failing) {
-				throw new RateLimitStoreException("down", null, false, false);
-			}
-			HeldDecision decided = this.delegate.decideHolding(bucket, key, limits, cost, maxDelayMicros,
-					(permits == this) ? this.delegate : permits, limit, holder, enforced);
-			if (this.lateAnswers.getAndUpdate((late) -> Math.max(0, late - 1)) > 0) {
-				throw new RateLimitStoreException("answered too late", null, true, true);
-			}
-			return decided;
-		}
-
-		@Override
-		public Decision decide(String bucket, String key, List<LimitSpec> limits, long cost, long maxDelayMicros) {
-			this.decide.incrementAndGet();
-			return super.decide(bucket, key, limits, cost, maxDelayMicros);
-		}
-
-		@Override
-		public ConcurrencyDecision acquire(String bucket, String key, ConcurrencyLimit limit, String holder) {
-			this.acquire.incrementAndGet();
-			if (this.failing) {
-				throw new RateLimitStoreException("down", null, false, false);
-			}
-			return this.delegate.acquire(bucket, key, limit, holder);
-		}
-
-		@Override
-		public boolean renew(String bucket, String key, ConcurrencyLimit limit, String holder) {
-			return this.delegate.renew(bucket, key, limit, holder);
-		}
-
-		@Override
-		public boolean release(String bucket, String key, String holder) {
-			if (this.failing) {
-				throw new RateLimitStoreException("down", null, false, false);
-			}
-			return this.delegate.release(bucket, key, holder);
-		}
-
-		@Override
-		public Holders holders(String bucket, String key) {
-			return this.delegate.holders(bucket, key);
-		}
-
-		@Override
-		public int releaseAll(String bucket, String key) {
-			return this.delegate.releaseAll(bucket, key);
-		}
-
 	}
 
 }

@@ -9,7 +9,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractBeanFactoryPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
-import org.springframework.core.Ordered;
 
 /**
  * Applies the {@link ConcurrencyLimitedInterceptor} to every method with
@@ -17,7 +16,10 @@ import org.springframework.core.Ordered;
  * method, or public methods of an annotated class), given by bean name as Spring's own
  * advisors are. Remembers the methods it matched, so that the interceptor checks them all
  * at startup. Ordered ahead of {@code @Transactional}, as the rate limit advisor is: a
- * call waiting for a permit holds no database connection.
+ * call waiting for a permit holds no database connection. Ordered ahead of the rate limit
+ * advisor too: a method limited both ways takes its permit before its rate limits are
+ * asked, as a filter rule does, and hands it to the rate limit interceptor to take with
+ * their decision.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -48,7 +50,7 @@ public class ConcurrencyLimitedAdvisor extends AbstractBeanFactoryPointcutAdviso
 	 * Creates the advisor.
 	 */
 	public ConcurrencyLimitedAdvisor() {
-		setOrder(Ordered.LOWEST_PRECEDENCE - 100);
+		setOrder(RateLimitedAdvisor.DEFAULT_ORDER - 1);
 	}
 
 	@Override

@@ -12,6 +12,7 @@ import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.core.DefaultParameterNameDiscoverer;
@@ -25,6 +26,7 @@ import org.springframework.util.StringUtils;
 
 import io.github.ratelimit.Durations;
 import io.github.ratelimit.annotation.ConcurrencyLimited;
+import io.github.ratelimit.aop.operation.RateLimitedOperationSource;
 import io.github.ratelimit.bucket.ConcurrencyLimiters;
 import io.github.ratelimit.bucket.InvalidConcurrencyLimitException;
 import io.github.ratelimit.concurrency.ConcurrencyLimitExceededException;
@@ -54,12 +56,14 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor, S
 
 	private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
 
-	private final Map<Called, Method> specific = new ConcurrentHashMap<>();
+	private final Map<Called, Resolved> resolved = new ConcurrentHashMap<>();
 
 	private final Supplier<List<Method>> methods;
 
+	private final @Nullable RateLimitedOperationSource rateLimits;
+
 	/**
-	 * Creates the interceptor.
+	 * Creates the interceptor for methods that are not rate limited too.
 	 * @param limiters the limiters by bucket
 	 * @param expressions parses and evaluates keys
 	 * @param methods the methods with {@code @ConcurrencyLimited} of the beans proxied,
@@ -67,9 +71,28 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor, S
 	 */
 	public ConcurrencyLimitedInterceptor(ConcurrencyLimiters limiters, RateLimitExpressions expressions,
 			Supplier<List<Method>> methods) {
+		this(limiters, expressions, methods, null);
+	}
+
+	/**
+	 * Creates the interceptor. A call of a method that {@code @RateLimited} limits too
+	 * has its permit taken by the {@link RateLimitedInterceptor}, which must then run
+	 * after this one (its advisor is ordered so): with the rate limits' decision, in one
+	 * store call when both limit the same bucket and key. A method that waits for its
+	 * permit ({@code maxWait}) takes it here, alone.
+	 * @param limiters the limiters by bucket
+	 * @param expressions parses and evaluates keys
+	 * @param methods the methods with {@code @ConcurrencyLimited} of the beans proxied,
+	 * checked once every singleton exists
+	 * @param rateLimits the methods' {@code @RateLimited} operations, or {@code null}
+	 * when no {@link RateLimitedInterceptor} runs
+	 */
+	public ConcurrencyLimitedInterceptor(ConcurrencyLimiters limiters, RateLimitExpressions expressions,
+			Supplier<List<Method>> methods, @Nullable RateLimitedOperationSource rateLimits) {
 		this.limiters = limiters;
 		this.expressions = expressions;
 		this.methods = methods;
+		this.rateLimits = rateLimits;
 	}
 
 	/**
@@ -90,13 +113,18 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor, S
 				: invocation.getMethod().getDeclaringClass();
 		// Resolved once per method and class: the lookup reflects, every call would pay
 		// it.
-		Method method = this.specific.computeIfAbsent(new Called(invocation.getMethod(), targetClass),
-				(called) -> AopUtils.getMostSpecificMethod(called.method(), called.target()));
+		Resolved resolved = this.resolved.computeIfAbsent(new Called(invocation.getMethod(), targetClass),
+				this::resolve);
+		Method method = resolved.specific();
 		Plan plan = plan(method);
 		if (plan == null) {
 			return invocation.proceed();
 		}
 		String key = plan.key(invocation.getArguments());
+		if (resolved.rateLimited() && plan.maxWait.isZero() && invocation instanceof ProxyMethodInvocation proxied) {
+			new ConcurrencyClaim(plan.limiter, key).handTo(proxied);
+			return invocation.proceed();
+		}
 		if (plan.reactive) {
 			return ReactorConcurrency.limit(plan.limiter, key, plan.maxWait, invocation, method);
 		}
@@ -184,8 +212,23 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor, S
 		return text.append(')').toString();
 	}
 
+	private Resolved resolve(Called called) {
+		return new Resolved(AopUtils.getMostSpecificMethod(called.method(), called.target()), this.rateLimits != null
+				&& this.rateLimits.getRateLimitedMethod(called.method(), called.target()) != null);
+	}
+
 	/** A method as called on a target class. */
 	private record Called(Method method, Class<?> target) {
+	}
+
+	/**
+	 * What a method called on a target class is.
+	 *
+	 * @param specific the method the target class declares, whose annotations apply
+	 * @param rateLimited whether {@code @RateLimited} limits it too, so that the rate
+	 * limit interceptor takes its permit
+	 */
+	private record Resolved(Method specific, boolean rateLimited) {
 	}
 
 	/** What one method needs per call, worked out once. */

@@ -22,6 +22,8 @@ import io.github.ratelimit.aop.operation.RateLimitedMethod;
 import io.github.ratelimit.aop.operation.RateLimitedOperationSource;
 import io.github.ratelimit.aop.operation.ReturnKind;
 import io.github.ratelimit.clientip.ClientIpResolver;
+import io.github.ratelimit.concurrency.ConcurrencyPermit;
+import io.github.ratelimit.concurrency.HeldPermits;
 import io.github.ratelimit.expression.NullKeyPolicy;
 
 /**
@@ -38,6 +40,11 @@ import io.github.ratelimit.expression.NullKeyPolicy;
  * functions (Spring's AOP proxy hands them to interceptors as a {@code Mono}, which it
  * awaits) and functions returning a Kotlin {@code Flow} (limited on each collection, like
  * a {@code Flux} on each subscription). Other methods are limited on the calling thread.
+ * <p>
+ * A method with {@code @ConcurrencyLimited} too has its permit handed over by the
+ * {@link ConcurrencyLimitedInterceptor}, which runs first: the permit is taken here,
+ * before the rate limits are decided and in the same store call when both limit one
+ * bucket and key, and held until the call, its stage or its publisher ends.
  *
  * @author ratelimit-spring-boot-starter authors
  */
@@ -87,16 +94,19 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		if (method == null) {
 			return invocation.proceed();
 		}
+		// Handed over by the concurrency interceptor when the method has
+		// @ConcurrencyLimited too: its permit is taken here, with the decision.
+		ConcurrencyClaim claim = ConcurrencyClaim.of(invocation);
 		ReturnKind kind = method.returnKind();
 		if (kind.isReactive() && method.readsRequest() && this.reactor != null && this.reactor.findsReactiveRequests()
 				&& CallerContext.currentRequest() == null) {
 			// A WebFlux request is in the subscriber's context, not on this thread.
 			return this.reactor.invokePlanningOnSubscribe(invocation, method, this.planner,
-					() -> context(invocation, method, target));
+					() -> context(invocation, method, target), claim);
 		}
 		RateLimitedEvaluationContext context = context(invocation, method, target);
 		if (!kind.isAsync()) {
-			return invokeBlocking(invocation, method, context);
+			return invokeBlocking(invocation, method, context, claim);
 		}
 		CallPlan plan;
 		try {
@@ -105,16 +115,16 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		catch (RuntimeException ex) {
 			return failed(method, ex);
 		}
-		if (plan.isEmpty()) {
+		if (plan.isEmpty() && claim == null) {
 			return invocation.proceed();
 		}
 		if (method.actsAfterCall()) {
 			context.captureCaller();
 		}
 		if (kind == ReturnKind.COMPLETION_STAGE) {
-			return invokeCompletionStage(invocation, method, plan, context);
+			return invokeCompletionStage(invocation, method, plan, context, claim);
 		}
-		return reactor().invoke(invocation, method, plan, context);
+		return reactor().invoke(invocation, method, plan, context, claim);
 	}
 
 	private RateLimitedEvaluationContext context(MethodInvocation invocation, RateLimitedMethod method,
@@ -124,12 +134,14 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 	}
 
 	private @Nullable Object invokeBlocking(MethodInvocation invocation, RateLimitedMethod method,
-			RateLimitedEvaluationContext context) throws Throwable {
+			RateLimitedEvaluationContext context, @Nullable ConcurrencyClaim claim) throws Throwable {
 		CallPlan plan = this.planner.plan(method, context);
-		if (plan.isEmpty()) {
+		if (plan.isEmpty() && claim == null) {
 			return invocation.proceed();
 		}
-		Acquisition acquisition = this.acquirer.acquire(plan.requests());
+		ConcurrencyClaim.Held held = (claim != null) ? claim.acquire(this.acquirer, plan.requests())
+				: ConcurrencyClaim.Held.of(this.acquirer.acquire(plan.requests()));
+		Acquisition acquisition = held.acquisition();
 		if (!acquisition.granted()) {
 			if (method.scheduledTask() && !plan.hasFallback(acquisition)) {
 				if (logger.isDebugEnabled()) {
@@ -141,10 +153,12 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 			return plan.fallbackOrThrow(acquisition, invocation.getThis(), invocation.getArguments());
 		}
 		Object result;
+		ConcurrencyPermit outer = (held.permit() != null) ? HeldPermits.set(held.permit()) : null;
 		try {
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
+			held.release();
 			if (method.actsAfterCall()) {
 				try {
 					this.afterCall.afterCall(plan, acquisition, context, null, ex, null);
@@ -156,6 +170,12 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 			}
 			throw ex;
 		}
+		finally {
+			if (held.permit() != null) {
+				HeldPermits.set(outer);
+			}
+		}
+		held.release();
 		if (method.actsAfterCall()) {
 			this.afterCall.afterCall(plan, acquisition, context, result, null, null);
 		}
@@ -166,25 +186,29 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 	 * Calls the method once its permits are granted. The acquirer completes the stage at
 	 * once when nothing had to wait (the method then runs on the calling thread, which
 	 * keeps its thread-bound context), and otherwise on its executor, never on a store's
-	 * I/O thread.
+	 * I/O thread. A concurrency permit handed over with the call is taken on the calling
+	 * thread, as {@code @ConcurrencyLimited} alone takes it, and held until the returned
+	 * stage completes.
 	 */
 	private CompletableFuture<Object> invokeCompletionStage(MethodInvocation invocation, RateLimitedMethod method,
-			CallPlan plan, RateLimitedEvaluationContext context) {
-		CompletionStage<Acquisition> acquired;
+			CallPlan plan, RateLimitedEvaluationContext context, @Nullable ConcurrencyClaim claim) {
+		CompletionStage<ConcurrencyClaim.Held> acquired;
 		try {
-			acquired = this.acquirer.acquireAsync(plan.requests());
+			acquired = (claim != null)
+					? CompletableFuture.completedFuture(claim.acquire(this.acquirer, plan.requests()))
+					: this.acquirer.acquireAsync(plan.requests()).thenApply(ConcurrencyClaim.Held::of);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		return acquired
-			.thenCompose((acquisition) -> acquisition.granted()
-					? proceed(invocation, method, plan, acquisition, context) : fallback(invocation, plan, acquisition))
+		return acquired.thenCompose((held) -> held.acquisition().granted()
+				? proceed(invocation, method, plan, held, context) : fallback(invocation, plan, held.acquisition()))
 			.toCompletableFuture();
 	}
 
 	private CompletionStage<Object> proceed(MethodInvocation invocation, RateLimitedMethod method, CallPlan plan,
-			Acquisition acquisition, RateLimitedEvaluationContext context) {
+			ConcurrencyClaim.Held held, RateLimitedEvaluationContext context) {
+		Acquisition acquisition = held.acquisition();
 		CompletionStage<?> stage;
 		try {
 			stage = (CompletionStage<?>) invocation.proceed();
@@ -194,6 +218,9 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		}
 		if (stage == null) {
 			stage = CompletableFuture.completedFuture(null);
+		}
+		if (held.permit() != null) {
+			stage = stage.whenComplete((value, failure) -> held.release());
 		}
 		if (!method.actsAfterCall()) {
 			return stage.thenApply((value) -> value);

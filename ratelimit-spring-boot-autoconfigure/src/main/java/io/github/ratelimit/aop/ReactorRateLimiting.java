@@ -1,6 +1,9 @@
 package io.github.ratelimit.aop;
 
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
@@ -9,12 +12,14 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.context.ContextView;
 
 import org.springframework.util.ClassUtils;
 
 import io.github.ratelimit.acquire.Acquirer;
 import io.github.ratelimit.acquire.Acquisition;
+import io.github.ratelimit.acquire.PermitRequest;
 import io.github.ratelimit.acquire.RateLimitObserver;
 import io.github.ratelimit.aop.operation.RateLimitedMethod;
 import io.github.ratelimit.aop.operation.ReturnKind;
@@ -42,6 +47,9 @@ final class ReactorRateLimiting {
 			"org.springframework.web.filter.reactive.ServerWebExchangeContextFilter",
 			ReactorRateLimiting.class.getClassLoader());
 
+	/** Where the store calls that take and give back concurrency permits run. */
+	private static final Executor BLOCKING_CALLS = (call) -> Schedulers.boundedElastic().schedule(call);
+
 	private final Acquirer acquirer;
 
 	private final AfterCall afterCall;
@@ -58,12 +66,13 @@ final class ReactorRateLimiting {
 	 * @param method its limits
 	 * @param plan the call's plan (not empty)
 	 * @param context the call's context
+	 * @param claim the concurrency permit to take with the decision, or {@code null}
 	 * @return the limited {@code Mono} or {@code Flux}
 	 * @throws Throwable what the method throws when called
 	 */
 	Object invoke(MethodInvocation invocation, RateLimitedMethod method, CallPlan plan,
-			RateLimitedEvaluationContext context) throws Throwable {
-		Object limited = limit(invocation, KotlinFlows.toPublisher(invocation.proceed()), method, plan, context);
+			RateLimitedEvaluationContext context, @Nullable ConcurrencyClaim claim) throws Throwable {
+		Object limited = limit(invocation, KotlinFlows.toPublisher(invocation.proceed()), method, plan, context, claim);
 		return method.returnKind().isSingle() ? limited : KotlinFlows.asReturned(method, (Flux<?>) limited);
 	}
 
@@ -84,22 +93,24 @@ final class ReactorRateLimiting {
 	 * @param method its limits
 	 * @param planner evaluates the expressions
 	 * @param contexts a fresh evaluation context of the call per subscription
+	 * @param claim the concurrency permit to take with the decision, or {@code null}
 	 * @return the limited {@code Mono} or {@code Flux}
 	 * @throws Throwable what the method throws when called
 	 */
 	Object invokePlanningOnSubscribe(MethodInvocation invocation, RateLimitedMethod method, CallPlanner planner,
-			Supplier<RateLimitedEvaluationContext> contexts) throws Throwable {
+			Supplier<RateLimitedEvaluationContext> contexts, @Nullable ConcurrencyClaim claim) throws Throwable {
 		Object returned = KotlinFlows.toPublisher(invocation.proceed());
 		if (method.returnKind().isSingle()) {
-			return Mono.deferContextual(
-					(subscriber) -> Mono.from(planned(invocation, returned, method, planner, contexts, subscriber)));
+			return Mono.deferContextual((subscriber) -> Mono
+				.from(planned(invocation, returned, method, planner, contexts, subscriber, claim)));
 		}
-		return KotlinFlows.asReturned(method, Flux
-			.deferContextual((subscriber) -> planned(invocation, returned, method, planner, contexts, subscriber)));
+		return KotlinFlows.asReturned(method, Flux.deferContextual(
+				(subscriber) -> planned(invocation, returned, method, planner, contexts, subscriber, claim)));
 	}
 
 	private Publisher<?> planned(MethodInvocation invocation, @Nullable Object returned, RateLimitedMethod method,
-			CallPlanner planner, Supplier<RateLimitedEvaluationContext> contexts, ContextView subscriber) {
+			CallPlanner planner, Supplier<RateLimitedEvaluationContext> contexts, ContextView subscriber,
+			@Nullable ConcurrencyClaim claim) {
 		RateLimitedEvaluationContext context = contexts.get();
 		ReactiveExchanges.bind(subscriber, context);
 		CallPlan plan;
@@ -109,32 +120,74 @@ final class ReactorRateLimiting {
 		catch (RuntimeException ex) {
 			return Flux.error(ex);
 		}
-		if (plan.isEmpty()) {
+		if (plan.isEmpty() && claim == null) {
 			return (returned != null) ? (Publisher<?>) returned : Flux.empty();
 		}
-		return (Publisher<?>) limit(invocation, returned, method, plan, context);
+		return (Publisher<?>) limit(invocation, returned, method, plan, context, claim);
 	}
 
 	private Object limit(MethodInvocation invocation, @Nullable Object returned, RateLimitedMethod method,
-			CallPlan plan, RateLimitedEvaluationContext context) {
-		// Through handle: Reactor makes the subscriber context's thread locals current
-		// around it, even without automatic context propagation, so the caller's
-		// observation (the HTTP request's) is the parent of the decision's.
-		Mono<Acquisition> acquired = Mono.just(plan.requests())
-			.<CompletionStage<Acquisition>>handle((requests, sink) -> sink.next(this.acquirer.acquireAsync(requests)))
-			.flatMap(Mono::fromCompletionStage)
-			.transformDeferredContextual((acquisition, subscriber) -> reportTo(subscriber, acquisition));
+			CallPlan plan, RateLimitedEvaluationContext context, @Nullable ConcurrencyClaim claim) {
+		Mono<ConcurrencyClaim.Held> acquired = ((claim != null) ? acquireHolding(plan.requests(), claim)
+				: acquire(plan.requests()))
+			.transformDeferredContextual((held, subscriber) -> reportTo(subscriber, held));
 		if (method.returnKind().isSingle()) {
 			// A suspend function's publisher is a Mono too (Spring's AOP proxy makes it).
 			Mono<Object> source = (returned != null) ? Mono.from((Publisher<?>) returned).cast(Object.class)
 					: Mono.empty();
-			return acquired.flatMap(
-					(acquisition) -> acquisition.granted() ? withRefunds(source, method, plan, acquisition, context)
-							: Mono.from(fallback(invocation, plan, acquisition)));
+			return acquired.flatMap((held) -> held.acquisition().granted()
+					? whileHeld(held, withRefunds(source, method, plan, held.acquisition(), context))
+					: Mono.from(fallback(invocation, plan, held.acquisition())));
 		}
 		Flux<Object> source = (returned != null) ? Flux.from((Publisher<?>) returned).cast(Object.class) : Flux.empty();
-		return acquired.flatMapMany((acquisition) -> acquisition.granted()
-				? withRefunds(source, method, plan, acquisition, context) : fallback(invocation, plan, acquisition));
+		return acquired.flatMapMany((held) -> held.acquisition().granted()
+				? whileHeld(held, withRefunds(source, method, plan, held.acquisition(), context))
+				: fallback(invocation, plan, held.acquisition()));
+	}
+
+	private Mono<ConcurrencyClaim.Held> acquire(List<PermitRequest> requests) {
+		// Through handle: Reactor makes the subscriber context's thread locals current
+		// around it, even without automatic context propagation, so the caller's
+		// observation (the HTTP request's) is the parent of the decision's.
+		return Mono.just(requests)
+			.<CompletionStage<Acquisition>>handle((toTake, sink) -> sink.next(this.acquirer.acquireAsync(toTake)))
+			.flatMap(Mono::fromCompletionStage)
+			.map(ConcurrencyClaim.Held::of);
+	}
+
+	/**
+	 * Takes the claim's permit with the decision, the store calls on
+	 * {@code boundedElastic}; a permit taken for a subscriber that cancelled meanwhile is
+	 * given back at once rather than when its lease ends.
+	 */
+	private Mono<ConcurrencyClaim.Held> acquireHolding(List<PermitRequest> requests, ConcurrencyClaim claim) {
+		return Mono.just(requests).<CompletableFuture<Acquirer
+				.Holding>>handle((toTake, sink) -> sink
+					.next(this.acquirer.acquireHoldingAsync(toTake, claim.limiter(), claim.key(), BLOCKING_CALLS)
+						.toCompletableFuture()))
+			.flatMap((taking) -> {
+				AtomicBoolean delivered = new AtomicBoolean();
+				return Mono.fromFuture(taking, true)
+					.doOnNext((holding) -> delivered.set(true))
+					.doOnCancel(() -> taking.thenAccept((holding) -> {
+						if (!delivered.get()) {
+							holding.permit().release();
+						}
+					}));
+			})
+			.map((holding) -> claim.held(holding, this.acquirer));
+	}
+
+	/**
+	 * Holds the call's permit, if it has one, until what it returned completes, fails or
+	 * is cancelled; the release is a store call, so it runs on {@code boundedElastic}.
+	 */
+	private static <T> Mono<T> whileHeld(ConcurrencyClaim.Held held, Mono<T> call) {
+		return (held.permit() != null) ? call.doFinally((signal) -> BLOCKING_CALLS.execute(held::release)) : call;
+	}
+
+	private static <T> Flux<T> whileHeld(ConcurrencyClaim.Held held, Flux<T> call) {
+		return (held.permit() != null) ? call.doFinally((signal) -> BLOCKING_CALLS.execute(held::release)) : call;
 	}
 
 	/**
@@ -142,12 +195,12 @@ final class ReactorRateLimiting {
 	 * context, if any: the WebFlux filter puts one there that adds them to the limit
 	 * headers of the response being served.
 	 */
-	private static Mono<Acquisition> reportTo(ContextView subscriber, Mono<Acquisition> acquisition) {
+	private static Mono<ConcurrencyClaim.Held> reportTo(ContextView subscriber, Mono<ConcurrencyClaim.Held> held) {
 		RateLimitObserver observer = subscriber.getOrDefault(RateLimitObserver.class, null);
 		if (observer == null) {
-			return acquisition;
+			return held;
 		}
-		return acquisition.doOnNext((acquired) -> acquired.results().forEach(observer::onDecision));
+		return held.doOnNext((acquired) -> acquired.acquisition().results().forEach(observer::onDecision));
 	}
 
 	/**

@@ -94,11 +94,12 @@ public final class RateLimitAopAutoConfiguration {
 	@ConditionalOnMissingBean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	ConcurrencyLimitedInterceptor concurrencyLimitedInterceptor(ConcurrencyLimiters concurrencyLimiters,
-			RateLimitExpressions expressions, ObjectProvider<ConcurrencyLimitedAdvisor> advisor) {
+			RateLimitExpressions expressions, ObjectProvider<ConcurrencyLimitedAdvisor> advisor,
+			RateLimitedOperationSource rateLimits) {
 		return new ConcurrencyLimitedInterceptor(concurrencyLimiters, expressions, () -> {
 			ConcurrencyLimitedAdvisor methods = advisor.getIfAvailable();
 			return (methods != null) ? methods.matchedMethods() : List.of();
-		});
+		}, rateLimits);
 	}
 
 	/**

@@ -111,6 +111,9 @@ class WebFluxBlockHoundTests {
 			.loadIntegrations()
 			.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "execute")
 			.allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor", "schedule")
+			// Netty's buffer allocator takes a write lock for a moment when it adds
+			// magazines, which event loops registering connections at once contend for.
+			.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines")
 			// Lettuce's own writer lock, which every command dispatched on a connection
 			// takes (Spring Data Redis's reactive commands too): threads dispatching at
 			// once wait for each other there for a moment. Not the starter's to avoid.
