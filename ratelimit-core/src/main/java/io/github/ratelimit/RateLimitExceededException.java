@@ -53,6 +53,15 @@ public class RateLimitExceededException extends RuntimeException {
 		return this.decision;
 	}
 
+	/**
+	 * Returns the name of the refusing limit's quota policy, as the limit headers and the
+	 * problem body of a 429 give it: the bucket's name.
+	 * @return the policy name
+	 */
+	public String getPolicy() {
+		return this.bucket;
+	}
+
 	private static String message(String bucket, Decision decision) {
 		String base = "Rate limit exceeded for bucket '" + bucket + "' (" + decision.limit() + " per "
 				+ ((decision.spec() != null) ? Durations.format(decision.spec().window()) : "window") + ")";

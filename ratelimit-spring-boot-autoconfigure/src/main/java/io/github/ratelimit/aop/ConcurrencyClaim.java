@@ -24,9 +24,11 @@ import io.github.ratelimit.concurrency.ConcurrencyPermit;
  *
  * @param limiter the concurrency limit
  * @param key the key, as the {@code @ConcurrencyLimited} expression evaluated it
+ * @param sameBucket whether a {@code @RateLimited} operation of the method limits the
+ * limiter's bucket too: a refusal's policy is then named apart
  * @author ratelimit-spring-boot-starter authors
  */
-record ConcurrencyClaim(ConcurrencyLimiter limiter, String key) {
+record ConcurrencyClaim(ConcurrencyLimiter limiter, String key, boolean sameBucket) {
 
 	private static final String ATTRIBUTE = ConcurrencyClaim.class.getName();
 
@@ -75,14 +77,14 @@ record ConcurrencyClaim(ConcurrencyLimiter limiter, String key) {
 		ConcurrencyPermit permit = holding.permit();
 		Acquisition acquisition = holding.acquisition();
 		if (acquisition == null) {
-			throw new ConcurrencyLimitExceededException(this.limiter.bucket(), permit.decision());
+			throw new ConcurrencyLimitExceededException(this.limiter.bucket(), permit.decision(), this.sameBucket);
 		}
 		if (acquisition.granted() && permit.leaseExpired()) {
 			// As the concurrency interceptor alone does: the permit may be another call's
 			// by now, and what the rate limits granted goes back with it.
 			permit.release();
 			acquirer.refund(acquisition.results());
-			throw new ConcurrencyLimitExceededException(this.limiter.bucket(), permit.decision());
+			throw new ConcurrencyLimitExceededException(this.limiter.bucket(), permit.decision(), this.sameBucket);
 		}
 		return new Held(acquisition, acquisition.granted() ? permit : null);
 	}

@@ -3,7 +3,9 @@ package io.github.ratelimit.aop;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.List;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -26,6 +28,7 @@ import org.springframework.util.StringUtils;
 
 import io.github.ratelimit.Durations;
 import io.github.ratelimit.annotation.ConcurrencyLimited;
+import io.github.ratelimit.aop.operation.RateLimitedMethod;
 import io.github.ratelimit.aop.operation.RateLimitedOperationSource;
 import io.github.ratelimit.bucket.ConcurrencyLimiters;
 import io.github.ratelimit.bucket.InvalidConcurrencyLimitException;
@@ -121,14 +124,16 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor, S
 			return invocation.proceed();
 		}
 		String key = plan.key(invocation.getArguments());
-		if (resolved.rateLimited() && plan.maxWait.isZero() && invocation instanceof ProxyMethodInvocation proxied) {
-			new ConcurrencyClaim(plan.limiter, key).handTo(proxied);
+		boolean sameBucket = resolved.rateLimitedBuckets().contains(plan.limiter.bucket());
+		if (!resolved.rateLimitedBuckets().isEmpty() && plan.maxWait.isZero()
+				&& invocation instanceof ProxyMethodInvocation proxied) {
+			new ConcurrencyClaim(plan.limiter, key, sameBucket).handTo(proxied);
 			return invocation.proceed();
 		}
 		if (plan.reactive) {
-			return ReactorConcurrency.limit(plan.limiter, key, plan.maxWait, invocation, method);
+			return ReactorConcurrency.limit(plan.limiter, key, plan.maxWait, sameBucket, invocation, method);
 		}
-		ConcurrencyPermit permit = acquire(plan.limiter, key, plan.maxWait);
+		ConcurrencyPermit permit = acquire(plan.limiter, key, plan.maxWait, sameBucket);
 		Object result;
 		ConcurrencyPermit outer = HeldPermits.set(permit);
 		try {
@@ -154,21 +159,23 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor, S
 	 * @param limiter the limiter
 	 * @param key the key
 	 * @param maxWait the longest wait, zero for none
+	 * @param alsoRateLimited whether {@code @RateLimited} of the same bucket limits the
+	 * call too (the refusal's policy is then named apart)
 	 * @return the permit, held
 	 * @throws ConcurrencyLimitExceededException when no permit was free
 	 * @throws InterruptedException when interrupted while waiting
 	 */
-	static ConcurrencyPermit acquire(ConcurrencyLimiter limiter, String key, Duration maxWait)
+	static ConcurrencyPermit acquire(ConcurrencyLimiter limiter, String key, Duration maxWait, boolean alsoRateLimited)
 			throws InterruptedException {
 		ConcurrencyPermit permit = maxWait.isZero() ? limiter.tryAcquire(key) : limiter.acquire(key, maxWait);
 		if (!permit.acquired()) {
-			throw new ConcurrencyLimitExceededException(limiter.bucket(), permit.decision());
+			throw new ConcurrencyLimitExceededException(limiter.bucket(), permit.decision(), alsoRateLimited);
 		}
 		if (permit.leaseExpired()) {
 			// This JVM stopped (or the store took a lease to answer) since it asked: the
 			// permit may be another call's by now.
 			permit.release();
-			throw new ConcurrencyLimitExceededException(limiter.bucket(), permit.decision());
+			throw new ConcurrencyLimitExceededException(limiter.bucket(), permit.decision(), alsoRateLimited);
 		}
 		return permit;
 	}
@@ -213,8 +220,15 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor, S
 	}
 
 	private Resolved resolve(Called called) {
-		return new Resolved(AopUtils.getMostSpecificMethod(called.method(), called.target()), this.rateLimits != null
-				&& this.rateLimits.getRateLimitedMethod(called.method(), called.target()) != null);
+		Method specific = AopUtils.getMostSpecificMethod(called.method(), called.target());
+		RateLimitedMethod rateLimited = (this.rateLimits != null)
+				? this.rateLimits.getRateLimitedMethod(called.method(), called.target()) : null;
+		if (rateLimited == null) {
+			return new Resolved(specific, Set.of());
+		}
+		Set<String> buckets = new HashSet<>();
+		rateLimited.operations().forEach((operation) -> buckets.add(operation.bucket().name()));
+		return new Resolved(specific, Set.copyOf(buckets));
 	}
 
 	/** A method as called on a target class. */
@@ -225,10 +239,10 @@ public final class ConcurrencyLimitedInterceptor implements MethodInterceptor, S
 	 * What a method called on a target class is.
 	 *
 	 * @param specific the method the target class declares, whose annotations apply
-	 * @param rateLimited whether {@code @RateLimited} limits it too, so that the rate
-	 * limit interceptor takes its permit
+	 * @param rateLimitedBuckets the buckets of its {@code @RateLimited} operations; when
+	 * there are some, the rate limit interceptor takes its permit
 	 */
-	private record Resolved(Method specific, boolean rateLimited) {
+	private record Resolved(Method specific, Set<String> rateLimitedBuckets) {
 	}
 
 	/** What one method needs per call, worked out once. */

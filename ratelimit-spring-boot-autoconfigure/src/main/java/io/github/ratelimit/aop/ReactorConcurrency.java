@@ -42,8 +42,8 @@ final class ReactorConcurrency {
 	 * call comes here as the publisher Spring's AOP proxy makes of it (and awaits); a
 	 * {@code Flow} as a {@code Flux}, made a {@code Flow} again.
 	 */
-	static @Nullable Object limit(ConcurrencyLimiter limiter, String key, Duration maxWait, MethodInvocation invocation,
-			Method method) throws Throwable {
+	static @Nullable Object limit(ConcurrencyLimiter limiter, String key, Duration maxWait, boolean alsoRateLimited,
+			MethodInvocation invocation, Method method) throws Throwable {
 		// The method runs now, as without the limit; what it returns runs once a permit
 		// is held.
 		Object result = KotlinFlows.toPublisher(invocation.proceed());
@@ -51,7 +51,7 @@ final class ReactorConcurrency {
 			return null;
 		}
 		Mono<ConcurrencyPermit> permit = Mono
-			.fromCallable(() -> ConcurrencyLimitedInterceptor.acquire(limiter, key, maxWait))
+			.fromCallable(() -> ConcurrencyLimitedInterceptor.acquire(limiter, key, maxWait, alsoRateLimited))
 			.subscribeOn(Schedulers.boundedElastic());
 		if (result instanceof Mono<?> mono) {
 			return Mono.usingWhen(permit, (held) -> mono, ReactorConcurrency::release, (held, failure) -> release(held),

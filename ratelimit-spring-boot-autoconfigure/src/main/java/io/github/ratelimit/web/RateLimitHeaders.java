@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import io.github.ratelimit.Decision;
 import io.github.ratelimit.acquire.LimitMode;
 import io.github.ratelimit.acquire.RateLimitResult;
+import io.github.ratelimit.concurrency.ConcurrencyLimitExceededException;
 import io.github.ratelimit.concurrency.ConcurrencyPermit;
 import io.github.ratelimit.web.Policies.Policy;
 import io.github.ratelimit.web.ResponseLimits.Entry;
@@ -142,7 +143,7 @@ public final class RateLimitHeaders {
 	 * @return the policy name
 	 */
 	public static String concurrencyPolicy(String bucket, boolean alsoRateLimited) {
-		return alsoRateLimited ? bucket + "-concurrency" : bucket;
+		return ConcurrencyLimitExceededException.policyName(bucket, alsoRateLimited);
 	}
 
 	/**

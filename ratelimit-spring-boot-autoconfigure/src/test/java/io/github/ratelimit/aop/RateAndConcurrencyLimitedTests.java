@@ -70,7 +70,10 @@ class RateAndConcurrencyLimitedTests {
 				assertThat(holders(context, "exports", "acme")).isEqualTo(2);
 				assertThatExceptionOfType(ConcurrencyLimitExceededException.class)
 					.isThrownBy(() -> exports.export("acme"))
-					.withMessageContaining("Concurrency limit reached for bucket 'exports' (2 in flight)");
+					.withMessageContaining("Concurrency limit reached for bucket 'exports' (2 in flight)")
+					.satisfies((refusal) -> assertThat(refusal.getPolicy())
+						.as("the 429's policy, apart from the rate limit's")
+						.isEqualTo("exports-concurrency"));
 				exports.release().countDown();
 				for (Future<String> call : running) {
 					assertThat(call.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isEqualTo("export acme, permit held");
@@ -161,7 +164,8 @@ class RateAndConcurrencyLimitedTests {
 			assertThat(store(context).calls()).isEqualTo("decideHolding=0 decide=1 acquire=1");
 			assertThat(holders(context, "renderers", "")).isZero();
 			ConcurrencyPermit elsewhere = context.getBean(ConcurrencyLimiters.class).find("renderers").tryAcquire("");
-			assertThatExceptionOfType(ConcurrencyLimitExceededException.class).isThrownBy(() -> exports.report("acme"));
+			assertThatExceptionOfType(ConcurrencyLimitExceededException.class).isThrownBy(() -> exports.report("acme"))
+				.satisfies((refusal) -> assertThat(refusal.getPolicy()).isEqualTo("renderers"));
 			assertThat(store(context).calls()).as("refused for lack of a permit: the rate limit not asked")
 				.isEqualTo("decideHolding=0 decide=1 acquire=3");
 			elsewhere.release();

@@ -58,7 +58,7 @@ public final class RateLimitWebExceptionHandler implements WebExceptionHandler, 
 		if (rejection == null) {
 			return Mono.error(ex);
 		}
-		return this.responses.writeRejection(exchange, rejection.getBucket(), rejection.getDecision());
+		return this.responses.writeRejection(exchange, rejection.getPolicy(), rejection.getDecision());
 	}
 
 	@Override

@@ -66,7 +66,7 @@ public final class RateLimitExceptionResolver implements HandlerExceptionResolve
 			return null;
 		}
 		try {
-			this.responses.writeRejection(request, response, rejection.getBucket(), rejection.getDecision());
+			this.responses.writeRejection(request, response, rejection.getPolicy(), rejection.getDecision());
 		}
 		catch (IOException writeFailure) {
 			// The client went away; there is nobody left to tell.

@@ -92,6 +92,16 @@ class RateLimitExceptionResolverTests {
 	}
 
 	@Test
+	void aConcurrencyRejectionOfABucketRateLimitedTooNamesItsPolicyApart() throws Exception {
+		this.mvc.perform(get("/busy-and-limited"))
+			.andExpect(status().isTooManyRequests())
+			.andExpect(jsonPath("$.violated-policies[0]").value("exports-concurrency"))
+			.andExpect(header().stringValues(RateLimitHeaders.POLICY,
+					"\"exports-concurrency\";q=5;qu=\"concurrent-requests\""))
+			.andExpect(header().stringValues(RateLimitHeaders.RATE_LIMIT, "\"exports-concurrency\";r=0"));
+	}
+
+	@Test
 	void rejectionShouldWinOverACatchAllExceptionHandler() throws Exception {
 		this.mvc.perform(get("/reject")).andExpect(status().isTooManyRequests());
 	}
@@ -153,6 +163,12 @@ class RateLimitExceptionResolverTests {
 		@GetMapping("/busy")
 		String busy() {
 			throw new ConcurrencyLimitExceededException("exports", new ConcurrencyDecision(false, 5, 5, 0, 7_500_000));
+		}
+
+		@GetMapping("/busy-and-limited")
+		String busyAndLimited() {
+			throw new ConcurrencyLimitExceededException("exports", new ConcurrencyDecision(false, 5, 5, 0, 7_500_000),
+					true);
 		}
 
 		@GetMapping("/fail")
