@@ -106,17 +106,6 @@ record ConcurrencyClaim(ConcurrencyLimiter limiter, String key, boolean sameBuck
 		static Held of(Acquisition acquisition) {
 			return new Held(acquisition, null);
 		}
-
-		/**
-		 * Gives the permit back, once (a release the store could not make is made again
-		 * within the lease by the limiter).
-		 */
-		void release() {
-			if (this.permit != null) {
-				this.permit.release();
-			}
-		}
-
 	}
 
 }

@@ -139,9 +139,16 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		if (plan.isEmpty() && claim == null) {
 			return invocation.proceed();
 		}
-		ConcurrencyClaim.Held held = (claim != null) ? claim.acquire(this.acquirer, plan.requests())
-				: ConcurrencyClaim.Held.of(this.acquirer.acquire(plan.requests()));
-		Acquisition acquisition = held.acquisition();
+		Acquisition acquisition;
+		ConcurrencyPermit permit = null;
+		if (claim != null) {
+			ConcurrencyClaim.Held held = claim.acquire(this.acquirer, plan.requests());
+			acquisition = held.acquisition();
+			permit = held.permit();
+		}
+		else {
+			acquisition = this.acquirer.acquire(plan.requests());
+		}
 		if (!acquisition.granted()) {
 			if (method.scheduledTask() && !plan.hasFallback(acquisition)) {
 				if (logger.isDebugEnabled()) {
@@ -153,12 +160,14 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 			return plan.fallbackOrThrow(acquisition, invocation.getThis(), invocation.getArguments());
 		}
 		Object result;
-		ConcurrencyPermit outer = (held.permit() != null) ? HeldPermits.set(held.permit()) : null;
+		ConcurrencyPermit outer = (permit != null) ? HeldPermits.set(permit) : null;
 		try {
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
-			held.release();
+			if (permit != null) {
+				permit.release();
+			}
 			if (method.actsAfterCall()) {
 				try {
 					this.afterCall.afterCall(plan, acquisition, context, null, ex, null);
@@ -171,11 +180,13 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 			throw ex;
 		}
 		finally {
-			if (held.permit() != null) {
+			if (permit != null) {
 				HeldPermits.set(outer);
 			}
 		}
-		held.release();
+		if (permit != null) {
+			permit.release();
+		}
 		if (method.actsAfterCall()) {
 			this.afterCall.afterCall(plan, acquisition, context, result, null, null);
 		}
@@ -192,23 +203,38 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 	 */
 	private CompletableFuture<Object> invokeCompletionStage(MethodInvocation invocation, RateLimitedMethod method,
 			CallPlan plan, RateLimitedEvaluationContext context, @Nullable ConcurrencyClaim claim) {
-		CompletionStage<ConcurrencyClaim.Held> acquired;
+		if (claim != null) {
+			ConcurrencyClaim.Held held;
+			try {
+				held = claim.acquire(this.acquirer, plan.requests());
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
+			return proceedOrFallback(invocation, method, plan, held.acquisition(), held.permit(), context)
+				.toCompletableFuture();
+		}
+		CompletionStage<Acquisition> acquired;
 		try {
-			acquired = (claim != null)
-					? CompletableFuture.completedFuture(claim.acquire(this.acquirer, plan.requests()))
-					: this.acquirer.acquireAsync(plan.requests()).thenApply(ConcurrencyClaim.Held::of);
+			acquired = this.acquirer.acquireAsync(plan.requests());
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		return acquired.thenCompose((held) -> held.acquisition().granted()
-				? proceed(invocation, method, plan, held, context) : fallback(invocation, plan, held.acquisition()))
+		return acquired
+			.thenCompose((acquisition) -> proceedOrFallback(invocation, method, plan, acquisition, null, context))
 			.toCompletableFuture();
 	}
 
+	private CompletionStage<Object> proceedOrFallback(MethodInvocation invocation, RateLimitedMethod method,
+			CallPlan plan, Acquisition acquisition, @Nullable ConcurrencyPermit permit,
+			RateLimitedEvaluationContext context) {
+		return acquisition.granted() ? proceed(invocation, method, plan, acquisition, permit, context)
+				: fallback(invocation, plan, acquisition);
+	}
+
 	private CompletionStage<Object> proceed(MethodInvocation invocation, RateLimitedMethod method, CallPlan plan,
-			ConcurrencyClaim.Held held, RateLimitedEvaluationContext context) {
-		Acquisition acquisition = held.acquisition();
+			Acquisition acquisition, @Nullable ConcurrencyPermit permit, RateLimitedEvaluationContext context) {
 		CompletionStage<?> stage;
 		try {
 			stage = (CompletionStage<?>) invocation.proceed();
@@ -219,8 +245,8 @@ public class RateLimitedInterceptor implements MethodInterceptor {
 		if (stage == null) {
 			stage = CompletableFuture.completedFuture(null);
 		}
-		if (held.permit() != null) {
-			stage = stage.whenComplete((value, failure) -> held.release());
+		if (permit != null) {
+			stage = stage.whenComplete((value, failure) -> permit.release());
 		}
 		if (!method.actsAfterCall()) {
 			return stage.thenApply((value) -> value);

@@ -23,6 +23,7 @@ import io.github.ratelimit.acquire.PermitRequest;
 import io.github.ratelimit.acquire.RateLimitObserver;
 import io.github.ratelimit.aop.operation.RateLimitedMethod;
 import io.github.ratelimit.aop.operation.ReturnKind;
+import io.github.ratelimit.concurrency.ConcurrencyPermit;
 
 /**
  * Limits methods returning {@code Mono} or {@code Flux}, Kotlin {@code suspend} functions
@@ -183,11 +184,13 @@ final class ReactorRateLimiting {
 	 * is cancelled; the release is a store call, so it runs on {@code boundedElastic}.
 	 */
 	private static <T> Mono<T> whileHeld(ConcurrencyClaim.Held held, Mono<T> call) {
-		return (held.permit() != null) ? call.doFinally((signal) -> BLOCKING_CALLS.execute(held::release)) : call;
+		ConcurrencyPermit permit = held.permit();
+		return (permit != null) ? call.doFinally((signal) -> BLOCKING_CALLS.execute(permit::release)) : call;
 	}
 
 	private static <T> Flux<T> whileHeld(ConcurrencyClaim.Held held, Flux<T> call) {
-		return (held.permit() != null) ? call.doFinally((signal) -> BLOCKING_CALLS.execute(held::release)) : call;
+		ConcurrencyPermit permit = held.permit();
+		return (permit != null) ? call.doFinally((signal) -> BLOCKING_CALLS.execute(permit::release)) : call;
 	}
 
 	/**

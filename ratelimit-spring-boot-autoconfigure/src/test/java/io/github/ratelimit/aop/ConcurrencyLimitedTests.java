@@ -167,11 +167,11 @@ class ConcurrencyLimitedTests {
 		throw new AssertionError("no InvalidConcurrencyLimitException in", failure);
 	}
 
-	private static Holders holders(org.springframework.context.ApplicationContext context, String bucket, String key) {
+	static Holders holders(org.springframework.context.ApplicationContext context, String bucket, String key) {
 		return context.getBean(ConcurrencyLimiters.class).find(bucket).holders(key);
 	}
 
-	private static void awaitHolders(org.springframework.context.ApplicationContext context, String bucket, String key,
+	static void awaitHolders(org.springframework.context.ApplicationContext context, String bucket, String key,
 			int count) {
 		long deadline = System.nanoTime() + TIMEOUT.toNanos();
 		while (holders(context, bucket, key).count() != count) {

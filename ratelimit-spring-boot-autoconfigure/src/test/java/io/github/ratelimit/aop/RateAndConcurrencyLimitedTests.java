@@ -177,15 +177,11 @@ class RateAndConcurrencyLimitedTests {
 	}
 
 	private static int holders(ApplicationContext context, String bucket, String key) {
-		return context.getBean(ConcurrencyLimiters.class).find(bucket).holders(key).count();
+		return ConcurrencyLimitedTests.holders(context, bucket, key).count();
 	}
 
 	private static void awaitHolders(ApplicationContext context, String bucket, String key, int count) {
-		long deadline = System.nanoTime() + TIMEOUT.toNanos();
-		while (holders(context, bucket, key) != count) {
-			assertThat(System.nanoTime()).as("%d holders of %s", count, key).isLessThan(deadline);
-			Thread.onSpinWait();
-		}
+		ConcurrencyLimitedTests.awaitHolders(context, bucket, key, count);
 	}
 
 	static class Exports {
